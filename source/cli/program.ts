@@ -1,0 +1,76 @@
+import { createRequire } from 'node:module';
+import { Command, CommanderError } from 'commander';
+import { resolveHome } from '../config/home.js';
+import { runningGateway } from '../gateway/lock.js';
+import { configCommand } from './config-command.js';
+import { homeOf } from './context.js';
+import { addUpcomingCommands } from './not-yet.js';
+import { print, reportError, say } from './output.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+function buildProgram(): Command {
+  const program = new Command('switchboard')
+    .description('Agent service: MCP servers, scheduled jobs and webhooks turned into agent runs, with a live operator console.')
+    .version(version, '-v, --version')
+    .option('--home <dir>', 'state and config folder (default: $SWITCHBOARD_HOME or ~/.switchboard)')
+    .showSuggestionAfterError(true)
+    .exitOverride();
+
+  program
+    .command('gateway')
+    .description('Run the gateway headless: webhook listener, scheduler, MCP connections; logs to stderr and logs/gateway.log')
+    .action(async (_options, command: Command) => {
+      process.exitCode = await runHeadlessGateway(homeOf(command), command.optsWithGlobals<{ home?: string }>().home);
+    });
+
+  program
+    .command('status')
+    .description('Say whether a gateway is running on this home')
+    .option('--json', 'machine-readable output')
+    .action((options: { json?: boolean }, command: Command) => {
+      const home = homeOf(command);
+      const gateway = runningGateway(home.lockFile);
+      if (options.json) print(JSON.stringify({ home: home.root, running: Boolean(gateway), ...gateway }));
+      else if (gateway) print(`Gateway running: pid ${gateway.pid}, since ${gateway.startedAt}${gateway.webhookUrl ? `, webhooks on ${gateway.webhookUrl}` : ''} (home ${home.root})`);
+      else print(`No gateway is running on ${home.root}`);
+    });
+
+  program.addCommand(configCommand());
+  addUpcomingCommands(program);
+  return program;
+}
+
+/** Loaded on demand: config and status commands should not pay for Fastify and pino. */
+async function runHeadlessGateway(...args: Parameters<typeof import('./gateway-command.js').runHeadlessGateway>): Promise<number> {
+  const { runHeadlessGateway: run } = await import('./gateway-command.js');
+  return run(...args);
+}
+
+/** Runs the CLI and returns the exit code. No command: the main job (the headless gateway until the console lands). */
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  if (!argv.some((arg) => !arg.startsWith('-') && !isHomeValue(argv, arg)) && !argv.some(isInfoFlag)) {
+    program.parseOptions(argv);
+    const homeFlag = program.opts<{ home?: string }>().home;
+    say('The operator console is not available yet; running the headless gateway (switchboard gateway).');
+    return runHeadlessGateway(resolveHome(homeFlag), homeFlag);
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return Number(process.exitCode ?? 0);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    return reportError(error);
+  }
+}
+
+function isInfoFlag(arg: string): boolean {
+  return ['-h', '--help', '-v', '--version'].includes(arg);
+}
+
+/** True when `arg` is the value that follows `--home`. */
+function isHomeValue(argv: string[], arg: string): boolean {
+  const index = argv.indexOf(arg);
+  return index > 0 && argv[index - 1] === '--home';
+}

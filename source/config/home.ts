@@ -1,0 +1,43 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/** Every path under $SWITCHBOARD_HOME, named once so nothing else builds them by hand. */
+export interface HomeLayout {
+  root: string;
+  configFile: string;
+  envFile: string;
+  stateDb: string;
+  lockFile: string;
+  logsDir: string;
+  gatewayLog: string;
+  workspaceDir: string;
+  skillsDir: string;
+}
+
+/** `--home` wins, then $SWITCHBOARD_HOME, then ~/.switchboard. */
+export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): HomeLayout {
+  const chosen = flag ?? env.SWITCHBOARD_HOME ?? path.join(os.homedir(), '.switchboard');
+  return homeLayout(path.resolve(expandTilde(chosen)));
+}
+
+export function homeLayout(root: string): HomeLayout {
+  const logsDir = path.join(root, 'logs');
+  return {
+    root,
+    configFile: path.join(root, 'config.json'),
+    envFile: path.join(root, '.env'),
+    stateDb: path.join(root, 'state.db'),
+    lockFile: path.join(root, 'gateway.lock'),
+    logsDir,
+    gatewayLog: path.join(logsDir, 'gateway.log'),
+    workspaceDir: path.join(root, 'workspace'),
+    skillsDir: path.join(root, 'skills'),
+  };
+}
+
+/** `~` and `~/x` expand to the user's home (certificate paths, spec 2.4). */
+export function expandTilde(value: string, home: string = os.homedir()): string {
+  if (value === '~') return home;
+  if (value.startsWith('~/') || value.startsWith(`~${path.sep}`)) return path.join(home, value.slice(2));
+  return value;
+}

@@ -1,0 +1,15 @@
+import fs from 'node:fs';
+import { parseEnv } from 'node:util';
+import { ConfigError } from './errors.js';
+
+/** Reads $SWITCHBOARD_HOME/.env (dotenv syntax); a missing file is an empty scope. */
+export function readSecretScope(envFile: string): Record<string, string> {
+  let text: string;
+  try {
+    text = fs.readFileSync(envFile, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new ConfigError('SECRETS_UNREADABLE', `Cannot read ${envFile}: ${(error as Error).message}`, 'Check the file permissions.');
+  }
+  return parseEnv(text) as Record<string, string>;
+}

@@ -1,0 +1,126 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { loadSchema } from './schema.js';
+import { closest } from './suggest.js';
+import { formatKeyPath, pointerToSegments } from './key-path.js';
+
+/** One problem in config.json: where (key path) and why. */
+export interface ConfigIssue {
+  path: string;
+  reason: string;
+}
+
+let ajv: Ajv2020 | undefined;
+
+function compiled(ref = ''): ValidateFunction {
+  if (!ajv) {
+    ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false });
+    ajv.addSchema(loadSchema(), 'config');
+  }
+  const validate = ajv.getSchema(`config${ref}`);
+  if (!validate) throw new Error(`config.schema.json has no ${ref}`);
+  return validate;
+}
+
+/** Every schema and semantic problem at once, in document order. An empty list means valid. */
+export function validateConfig(config: unknown): ConfigIssue[] {
+  const validate = compiled();
+  const issues = validate(config) ? [] : describe(validate.errors ?? []);
+  return [...issues, ...semanticIssues(config)];
+}
+
+/** Compiles a `$defs` entry (route, mcp_server, job) for validating one piece on its own. */
+export function validateDefinition(name: 'route' | 'mcp_server' | 'job', value: unknown, at: string[] = []): ConfigIssue[] {
+  const validate = compiled(`#/$defs/${name}`);
+  return validate(value) ? [] : describe(validate.errors ?? [], at);
+}
+
+function describe(errors: ErrorObject[], prefix: string[] = []): ConfigIssue[] {
+  // anyOf failures report every branch; keep only the summary for that spot.
+  const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  const issues: ConfigIssue[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    if (error.keyword !== 'anyOf' && anyOfPaths.has(error.instancePath)) continue;
+    const issue = toIssue(error, prefix);
+    if (!issue) continue;
+    const key = `${issue.path}\u0000${issue.reason}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push(issue);
+  }
+  return issues;
+}
+
+function toIssue(error: ErrorObject, prefix: string[]): ConfigIssue | undefined {
+  const at = [...prefix, ...pointerToSegments(error.instancePath)];
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const key = String(params.additionalProperty);
+      const known = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
+      const suggestion = closest(key, known);
+      const hint = suggestion ? `; did you mean "${suggestion}"?` : known.length > 0 ? `; known keys: ${known.join(', ')}` : '';
+      return { path: formatKeyPath([...at, key]), reason: `unknown key${hint}` };
+    }
+    case 'propertyNames':
+      return undefined; // reported through the 'pattern' error on the name itself
+    case 'pattern':
+      if (params.propertyName !== undefined || error.propertyName !== undefined) {
+        const name = String(error.propertyName ?? params.propertyName);
+        return { path: formatKeyPath([...at, name]), reason: `name "${name}" is not allowed: it must match ${String(params.pattern)}` };
+      }
+      return { path: formatKeyPath(at), reason: `must match ${String(params.pattern)}` };
+    case 'type':
+      return { path: formatKeyPath(at), reason: `must be ${article(String(params.type))} (got ${typeName(error.data)})` };
+    case 'enum':
+      return { path: formatKeyPath(at), reason: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')} (got ${JSON.stringify(error.data)})` };
+    case 'anyOf':
+      return { path: formatKeyPath(at), reason: `must be ${describeAnyOf(error.schema)} (got ${typeName(error.data)})` };
+    case 'required':
+      return { path: formatKeyPath([...at, String(params.missingProperty)]), reason: 'is required' };
+    default:
+      return { path: formatKeyPath(at), reason: error.message ?? error.keyword };
+  }
+}
+
+function describeAnyOf(branches: unknown): string {
+  const names = (branches as Array<{ type?: string; enum?: unknown[]; items?: { type?: string } }>).map((branch) => {
+    if (branch.enum) return `one of ${branch.enum.map((v) => JSON.stringify(v)).join(', ')}`;
+    if (branch.type === 'array') return `a list of ${branch.items?.type ?? 'value'}s`;
+    return article(branch.type ?? 'value');
+  });
+  return names.join(' or ');
+}
+
+function article(type: string): string {
+  if (type.includes(',')) return type.split(',').map(article).join(' or ');
+  if (type === 'array') return 'a list';
+  if (type === 'object') return 'an object';
+  if (type === 'integer') return 'an integer';
+  return `a ${type}`;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value;
+}
+
+/** Checks the schema cannot express. */
+function semanticIssues(config: unknown): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const timezone = (config as { timezone?: unknown } | null)?.timezone;
+  if (typeof timezone === 'string' && !isTimeZone(timezone)) {
+    issues.push({ path: 'timezone', reason: `"${timezone}" is not an IANA time zone (e.g. "Europe/Berlin", "UTC")` });
+  }
+  return issues;
+}
+
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+
+export interface GatewayLockInfo {
+  pid: number;
+  startedAt: string;
+  webhookUrl?: string;
+}
+
+/** Raised when another live gateway holds the home. */
+export class GatewayLockedError extends Error {
+  readonly code = 'GATEWAY_LOCKED';
+  constructor(readonly holder: GatewayLockInfo, readonly lockFile: string) {
+    super(`Another gateway is already running on this home (pid ${holder.pid}, started ${holder.startedAt}); lock file ${lockFile}`);
+    this.name = 'GatewayLockedError';
+  }
+  get hint(): string {
+    return `Stop it first (kill ${this.holder.pid}), or use another home with --home DIR.`;
+  }
+}
+
+/**
+ * Takes the home's gateway lock: exclusive create, so two gateways racing cannot both win.
+ * A lock left by a dead process is taken over.
+ */
+export function acquireGatewayLock(lockFile: string, info: GatewayLockInfo): { update(info: GatewayLockInfo): void; release(): void } {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockFile, JSON.stringify(info), { flag: 'wx', mode: 0o600 });
+      return {
+        update: (next) => fs.writeFileSync(lockFile, JSON.stringify(next), { mode: 0o600 }),
+        release: () => {
+          if (readLockFile(lockFile)?.pid === info.pid) fs.rmSync(lockFile, { force: true });
+        },
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = readLockFile(lockFile);
+      if (holder && isAlive(holder.pid)) throw new GatewayLockedError(holder, lockFile);
+      fs.rmSync(lockFile, { force: true }); // stale: its process is gone
+    }
+  }
+  throw new Error(`Could not take the gateway lock ${lockFile}`);
+}
+
+/** The running gateway on this home, if any (stale locks count as none). */
+export function runningGateway(lockFile: string): GatewayLockInfo | undefined {
+  const holder = readLockFile(lockFile);
+  return holder && isAlive(holder.pid) ? holder : undefined;
+}
+
+function readLockFile(lockFile: string): GatewayLockInfo | undefined {
+  try {
+    const value = JSON.parse(fs.readFileSync(lockFile, 'utf8')) as GatewayLockInfo;
+    return typeof value.pid === 'number' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Conf from 'conf';
+import { ConfigError } from '../config/errors.js';
+
+/** config.json holds secrets: owner-only. */
+const CONFIG_FILE_MODE = 0o600;
+
+function open(configFile: string): Conf<Record<string, unknown>> {
+  return new Conf<Record<string, unknown>>({
+    cwd: path.dirname(configFile),
+    configName: path.basename(configFile, '.json'),
+    configFileMode: CONFIG_FILE_MODE,
+    clearInvalidConfig: false,
+    serialize: (value) => `${JSON.stringify(value, undefined, 2)}\n`,
+    deserialize: (text) => parseConfigText(text, configFile),
+  });
+}
+
+/** The file's contents, or undefined when it does not exist yet. */
+export function readConfigFile(configFile: string): Record<string, unknown> | undefined {
+  if (!fs.existsSync(configFile)) return undefined;
+  return open(configFile).store;
+}
+
+/** Atomic whole-file write through conf (it writes a temp file and renames). */
+export function writeConfigFile(configFile: string, value: Record<string, unknown>): void {
+  fs.mkdirSync(path.dirname(configFile), { recursive: true, mode: 0o700 });
+  open(configFile).store = value;
+  fs.chmodSync(configFile, CONFIG_FILE_MODE);
+}
+
+function parseConfigText(text: string, configFile: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError('CONFIG_NOT_JSON', `${configFile} is not valid JSON: ${(error as Error).message}`, 'Fix the syntax, or move the file away to get a fresh default on the next start.');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ConfigError('CONFIG_NOT_OBJECT', `${configFile} must contain a JSON object`, 'Fix the file, or move it away to get a fresh default on the next start.');
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+import { maskSecrets } from '../config/mask.js';
+import type { LogLevel } from '../config/load.js';
+
+export type { Logger };
+
+export interface LoggerOptions {
+  file: string;
+  level: LogLevel;
+  /** headless: also readable lines on stderr. console: the file only (Ink owns the terminal). */
+  mode: 'headless' | 'console' | 'quiet';
+  /** Extra sink, e.g. the console's in-memory log ring. */
+  sink?: Writable;
+}
+
+export interface ManagedLogger {
+  logger: Logger;
+  /** Writes to gateway.log only: for what the CLI already reported on stderr itself. */
+  fileLogger: Logger;
+  /** Flushes the file; call on shutdown. */
+  close(): void;
+}
+
+/** pino to logs/gateway.log as JSON lines, with every secret-named field masked before it is written. */
+export function createLogger(options: LoggerOptions): ManagedLogger {
+  fs.mkdirSync(path.dirname(options.file), { recursive: true, mode: 0o700 });
+  const file = pino.destination({ dest: options.file, sync: false, mkdir: true });
+  const streams: pino.StreamEntry[] = [{ stream: file, level: options.level }];
+  if (options.mode === 'headless') {
+    streams.push({
+      level: options.level === 'trace' || options.level === 'debug' ? options.level : 'info',
+      stream: pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' }),
+    });
+  }
+  if (options.sink) streams.push({ stream: options.sink, level: options.level });
+  const settings: pino.LoggerOptions = {
+    level: options.level,
+    base: { pid: process.pid },
+    formatters: { log: (object) => maskSecrets(object) },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  const logger = pino(settings, pino.multistream(streams));
+  return {
+    logger,
+    fileLogger: pino(settings, file),
+    close: () => {
+      try {
+        file.flushSync();
+      } catch {
+        // nothing buffered, or already closed
+      }
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { migrations as allMigrations, type Migration } from './migrations.js';
+
+/** How long a writer waits for another process's lock before SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5_000;
+
+export interface Store {
+  readonly file: string;
+  readonly db: DatabaseSync;
+  /** Runs `work` in a write transaction taken up front (BEGIN IMMEDIATE), so concurrent writers queue instead of failing. */
+  transaction<T>(work: () => T): T;
+  close(): void;
+}
+
+/**
+ * Opens (and migrates) state.db. WAL lets the gateway and CLI commands read and write at once;
+ * the busy timeout makes a second writer wait its turn.
+ */
+export function openStore(file: string, migrations: readonly Migration[] = allMigrations): Store {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const db = new DatabaseSync(file);
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = NORMAL');
+  db.exec('PRAGMA foreign_keys = ON');
+  fs.chmodSync(file, 0o600); // webhook bodies and subscription secrets live here
+
+  const transaction = <T>(work: () => T): T => {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  };
+
+  migrate(db, migrations, transaction);
+  return { file, db, transaction, close: () => db.close() };
+}
+
+function migrate(db: DatabaseSync, migrations: readonly Migration[], transaction: Store['transaction']): void {
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (userVersion(db) >= latest) return;
+  transaction(() => {
+    // Re-read inside the lock: another process may have migrated meanwhile.
+    const current = userVersion(db);
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      db.exec(migration.sql);
+      db.exec(`PRAGMA user_version = ${migration.version}`);
+    }
+  });
+}
+
+function userVersion(db: DatabaseSync): number {
+  const row = db.prepare('PRAGMA user_version').get() as { user_version: number };
+  return row.user_version;
+}

@@ -1,0 +1,177 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, startCli, type RunningCli } from '../helpers/cli.js';
+import { tempHome } from '../helpers/temp-home.js';
+
+const children: RunningCli[] = [];
+afterEach(async () => {
+  for (const running of children.splice(0)) {
+    if (running.child.exitCode === null) running.child.kill('SIGKILL');
+    await running.exited;
+  }
+});
+
+const listening = /Webhook listener on (http:\/\/127\.0\.0\.1:(\d+)) - routes: (.+)/;
+
+/** A home whose config exists and listens on an ephemeral port. */
+async function preparedHome() {
+  const home = tempHome();
+  const set = await runCli(['config', 'set', 'platforms.webhook.extra.port', '0', '--home', home.root]);
+  expect(set.code).toBe(0);
+  return home;
+}
+
+describe('switchboard CLI', () => {
+  it('prints help and version', async () => {
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: switchboard');
+    expect(help.stdout).toMatch(/gateway\s+Run the gateway headless/);
+    const version = await runCli(['--version']);
+    expect(version.stdout.trim()).toBe(JSON.parse(fs.readFileSync('package.json', 'utf8')).version);
+  });
+
+  it('suggests the closest command for an unknown one and exits non-zero', async () => {
+    const result = await runCli(['gatewya']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("unknown command 'gatewya'");
+    expect(result.stderr).toContain('Did you mean gateway?');
+  });
+
+  it('says plainly that later commands are not available yet', async () => {
+    const result = await runCli(['cron', 'create', 'every 5m', 'hi']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('switchboard cron is not available yet: it arrives with the scheduler.\n');
+  });
+
+  it('creates a working default config on first run and tells where and how to see the demo route', async () => {
+    const home = tempHome();
+    const show = await runCli(['config', 'show', '--home', home.root]);
+    expect(show.code).toBe(0);
+    expect(show.stderr).toContain(`First run: created ${home.configFile}`);
+    expect(show.stderr).toContain('http://127.0.0.1:8644/webhooks/demo');
+    expect(show.stderr).toContain('switchboard config get platforms.webhook.extra.routes.demo.secret');
+    expect(fs.statSync(home.configFile).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(home.root).mode & 0o777).toBe(0o700);
+
+    const shown = JSON.parse(show.stdout);
+    expect(shown.model).toEqual({ provider: 'dry-run' });
+    expect(shown.mcp_servers).toEqual({});
+    expect(shown.timezone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    expect(shown.platforms.webhook).toMatchObject({ enabled: true, extra: { host: '127.0.0.1', port: 8644 } });
+    expect(shown.platforms.webhook.extra.routes.demo.secret).toBe('********');
+
+    const secret = await runCli(['config', 'get', 'platforms.webhook.extra.routes.demo.secret', '--home', home.root]);
+    expect(secret.stdout.trim()).toMatch(/^[A-Za-z0-9_-]{43}$/); // 32 bytes, base64url
+    expect(Buffer.from(secret.stdout.trim(), 'base64url')).toHaveLength(32);
+    expect(show.stdout).not.toContain(secret.stdout.trim());
+    // Second run: no first-run message, same secret.
+    const again = await runCli(['config', 'get', 'platforms.webhook.extra.routes.demo.secret', '--home', home.root]);
+    expect(again.stderr).toBe('');
+    expect(again.stdout).toBe(secret.stdout);
+  });
+
+  it('honours $SWITCHBOARD_HOME and prints the config path', async () => {
+    const home = tempHome();
+    const result = await runCli(['config', 'path'], { env: { SWITCHBOARD_HOME: home.root } });
+    expect(result.stdout.trim()).toBe(home.configFile);
+  });
+
+  it('sets, gets and unsets values, refusing invalid changes without writing', async () => {
+    const home = await preparedHome();
+    const before = fs.readFileSync(home.configFile, 'utf8');
+    const bad = await runCli(['config', 'set', 'platforms.webhook.extra.prot', '9000', '--home', home.root]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('platforms.webhook.extra.prot: unknown key; did you mean "port"?');
+    expect(fs.readFileSync(home.configFile, 'utf8')).toBe(before);
+
+    expect((await runCli(['config', 'set', 'timezone', 'Europe/Paris', '--home', home.root])).code).toBe(0);
+    expect((await runCli(['config', 'get', 'timezone', '--home', home.root])).stdout).toBe('Europe/Paris\n');
+    const setKey = await runCli(['config', 'set', 'model', '{"provider":"openai","api_key":"sk-very-secret"}', '--home', home.root]);
+    expect(setKey.stderr).not.toContain('sk-very-secret');
+    expect((await runCli(['config', 'show', '--home', home.root])).stdout).not.toContain('sk-very-secret');
+    expect((await runCli(['config', 'unset', 'timezone', '--home', home.root])).code).toBe(0);
+    const missing = await runCli(['config', 'get', 'timezone', '--home', home.root]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('timezone is not set');
+  });
+
+  it('lists every validation problem of a hand-edited file and exits non-zero', async () => {
+    const home = await preparedHome();
+    const config = JSON.parse(fs.readFileSync(home.configFile, 'utf8'));
+    config.platforms.webhook.extra.port = 'eighty';
+    config.mcp_servers = { gh: { url: 'https://x', timout: 5 } };
+    config.model.provider = 'gpt';
+    fs.writeFileSync(home.configFile, JSON.stringify(config));
+    for (const args of [['config', 'validate'], ['gateway']]) {
+      const result = await runCli([...args, '--home', home.root]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${home.configFile} has 3 problems`);
+      expect(result.stderr).toContain('- mcp_servers.gh.timout: unknown key; did you mean "timeout"?');
+      expect(result.stderr).toContain('- model.provider: must be one of');
+      expect(result.stderr).toContain('- platforms.webhook.extra.port: must be an integer (got string)');
+    }
+    fs.writeFileSync(home.configFile, '{ "timezone": ');
+    const broken = await runCli(['config', 'validate', '--home', home.root]);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain(`${home.configFile} is not valid JSON`);
+  });
+
+  it('runs the headless gateway: startup line, /health, status from another process, SIGTERM shutdown', async () => {
+    const home = await preparedHome();
+    const gateway = startCli(['gateway', '--home', home.root]);
+    children.push(gateway);
+    const [, url, , routes] = listening.exec(await gateway.waitFor(listening))!;
+    expect(routes!.trim()).toBe('demo');
+    const health = await fetch(`${url}/health`);
+    expect(await health.json()).toEqual({ status: 'ok', platform: 'webhook' });
+
+    const status = await runCli(['status', '--json', '--home', home.root]);
+    expect(JSON.parse(status.stdout)).toMatchObject({ running: true, pid: gateway.child.pid, webhookUrl: url });
+
+    const second = await runCli(['gateway', '--home', home.root]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`Another gateway is already running on this home (pid ${gateway.child.pid}`);
+
+    gateway.child.kill('SIGTERM');
+    const result = await gateway.exited;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('Gateway stopping: SIGTERM received');
+    expect(result.stdout).toBe('');
+    expect(JSON.parse((await runCli(['status', '--json', '--home', home.root])).stdout).running).toBe(false);
+    const log = fs.readFileSync(home.gatewayLog, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(log.map((entry) => entry.msg)).toContain(`Webhook listener on ${url} - routes: demo`);
+    expect(fs.readFileSync(home.gatewayLog, 'utf8')).not.toContain(
+      (await runCli(['config', 'get', 'platforms.webhook.extra.routes.demo.secret', '--home', home.root])).stdout.trim(),
+    );
+  });
+
+  it('with no command on an empty home creates the default config and serves /health on 8644 (npm start)', async () => {
+    // The one test that uses the default port: it proves what `npm start` does on a fresh machine.
+    const home = tempHome();
+    const gateway = startCli(['--home', home.root]);
+    children.push(gateway);
+    const output = await gateway.waitFor(/Webhook listener on|error:/);
+    expect(output).toContain(`First run: created ${home.configFile}`);
+    expect(output).toContain('running the headless gateway');
+    expect(output, 'port 8644 must be free for this test').toContain('Webhook listener on http://127.0.0.1:8644 - routes: demo');
+    const health = await fetch('http://127.0.0.1:8644/health');
+    expect(await health.json()).toEqual({ status: 'ok', platform: 'webhook' });
+    gateway.child.kill('SIGINT');
+    expect((await gateway.exited).code).toBe(0);
+  });
+
+  it('fails with a clear error naming the address and the config key when the port is taken', async () => {
+    const home = await preparedHome();
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as net.AddressInfo).port;
+    await runCli(['config', 'set', 'platforms.webhook.extra.port', String(port), '--home', home.root]);
+    const result = await runCli(['gateway', '--home', home.root]);
+    blocker.close();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`error: Webhook listener cannot start: 127.0.0.1:${port} is already in use`);
+    expect(result.stderr).toContain('change platforms.webhook.extra.port in');
+  });
+});

@@ -1,0 +1,97 @@
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../source/config/errors.js';
+import { GatewayLockedError, runningGateway } from '../../source/gateway/lock.js';
+import { createAuditLog } from '../../source/store/audit.js';
+import { makeGateway } from '../helpers/gateway.js';
+import { tempHome } from '../helpers/temp-home.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function started(home = tempHome(), edit?: Parameters<typeof makeGateway>[1]) {
+  const made = makeGateway(home, edit);
+  cleanups.push(async () => { await made.gateway.stop('test over'); made.store.close(); });
+  return { ...made, home };
+}
+
+describe('gateway core', () => {
+  it('starts on an ephemeral port, serves /health over a real socket and stops in order', async () => {
+    const { gateway, home, store } = started();
+    const events: string[] = [];
+    gateway.events.on('webhook.listening', ({ url, routes }) => events.push(`listening ${routes.join(',')} ${url.startsWith('http://127.0.0.1:')}`));
+    gateway.events.on('gateway.started', () => events.push('started'));
+    gateway.events.on('gateway.stopped', ({ reason }) => events.push(`stopped: ${reason}`));
+
+    await gateway.start();
+    const snapshot = gateway.snapshot();
+    expect(snapshot.status).toBe('running');
+    expect(snapshot.webhook.routes).toEqual(['demo']);
+    const response = await fetch(`${snapshot.webhook.url}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok', platform: 'webhook' });
+    expect(runningGateway(home.lockFile)).toMatchObject({ pid: process.pid, webhookUrl: snapshot.webhook.url });
+
+    await gateway.stop('done');
+    expect(gateway.snapshot().status).toBe('stopped');
+    expect(runningGateway(home.lockFile)).toBeUndefined();
+    await expect(fetch(`${snapshot.webhook.url}/health`)).rejects.toThrow();
+    expect(events).toEqual(['listening demo true', 'started', 'stopped: done']);
+    expect(createAuditLog(store).recent().map((entry) => entry.kind)).toEqual(['gateway.stopped', 'gateway.started']);
+  });
+
+  it('answers /health through inject() too', async () => {
+    const { gateway } = started();
+    const response = await gateway.webhookApp!.inject({ method: 'GET', url: '/health' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ok', platform: 'webhook' });
+  });
+
+  it('refuses a port in use with the address and the config key, and releases the lock', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+    const port = (blocker.address() as net.AddressInfo).port;
+    const { gateway, home } = started(undefined, (config) => { config.platforms!.webhook!.extra!.port = port; });
+
+    const failure = await gateway.start().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConfigError);
+    expect((failure as ConfigError).message).toBe(`Webhook listener cannot start: 127.0.0.1:${port} is already in use`);
+    expect((failure as ConfigError).hint).toContain('platforms.webhook.extra.port');
+    expect(runningGateway(home.lockFile)).toBeUndefined();
+    expect(gateway.snapshot().status).toBe('stopped');
+  });
+
+  it('refuses a second gateway on the same home, naming the pid that holds it', async () => {
+    const home = tempHome();
+    const first = started(home);
+    await first.gateway.start();
+    const second = makeGateway(home, undefined, process.pid + 1);
+    cleanups.push(() => second.store.close());
+    const failure = await second.gateway.start().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(GatewayLockedError);
+    expect((failure as Error).message).toContain(`pid ${process.pid}`);
+    // The first one still owns the home and keeps serving.
+    expect(runningGateway(home.lockFile)?.pid).toBe(process.pid);
+    expect((await fetch(`${first.gateway.snapshot().webhook.url}/health`)).status).toBe(200);
+  });
+
+  it('takes over a lock left by a dead process', async () => {
+    const home = tempHome();
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(home.root, { recursive: true });
+    writeFileSync(home.lockFile, JSON.stringify({ pid: 2 ** 22 + 12345, startedAt: 'long ago' }));
+    const { gateway } = started(home);
+    await gateway.start();
+    expect(runningGateway(home.lockFile)?.pid).toBe(process.pid);
+  });
+
+  it('runs without a listener when the webhook platform is disabled', async () => {
+    const { gateway } = started(undefined, (config) => { config.platforms!.webhook!.enabled = false; });
+    await gateway.start();
+    expect(gateway.webhookApp).toBeNull();
+    expect(gateway.snapshot().webhook).toEqual({ enabled: false, url: null, routes: ['demo'] });
+  });
+});

@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The built binary: tests exercise what operators run (npm test builds first). */
+export const cliPath = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.SWITCHBOARD_HOME; // tests choose their home explicitly
+  return { ...env, ...extra };
+}
+
+/** Runs one CLI command to completion. */
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], { env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+export interface RunningCli {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves when stderr or stdout contains `marker`; rejects if the process exits first. */
+  waitFor(marker: string | RegExp, timeoutMs?: number): Promise<string>;
+  exited: Promise<CliResult>;
+}
+
+/** Starts a long-running CLI command (the gateway) as a child process. */
+export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv } = {}): RunningCli {
+  const child = spawn(process.execPath, [cliPath, ...args], { env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const listeners = new Set<() => void>();
+  const notify = () => listeners.forEach((listener) => listener());
+  child.stdout!.on('data', (chunk: Buffer) => { stdout += chunk; notify(); });
+  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk; notify(); });
+  const exited = new Promise<CliResult>((resolve) => child.on('close', (code) => { resolve({ code, stdout, stderr }); notify(); }));
+  let done = false;
+  void exited.then(() => (done = true));
+  const output = () => stdout + stderr;
+  return {
+    child,
+    output,
+    exited,
+    waitFor(marker, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const matches = () => (typeof marker === 'string' ? output().includes(marker) : marker.test(output()));
+        const timer = setTimeout(() => finish(new Error(`Timed out waiting for ${marker}; output so far:\n${output()}`)), timeoutMs);
+        const check = () => {
+          if (matches()) finish();
+          else if (done) finish(new Error(`Process exited before ${marker}; output:\n${output()}`));
+        };
+        const finish = (error?: Error) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          if (error) reject(error);
+          else resolve(output());
+        };
+        listeners.add(check);
+        check();
+      });
+    },
+  };
+}

@@ -1,0 +1,18 @@
+import { pino } from 'pino';
+import { defaultConfig } from '../../source/config/default-config.js';
+import type { HomeLayout } from '../../source/config/home.js';
+import { resolveConfig } from '../../source/config/load.js';
+import type { ConfigFile } from '../../source/config/types.js';
+import { createGateway } from '../../source/gateway/gateway.js';
+import { openStore } from '../../source/store/database.js';
+
+/** A gateway core over a real store in a temp home; port 0 unless the config says otherwise. */
+export function makeGateway(home: HomeLayout, edit: (config: ConfigFile) => void = () => {}, pid?: number) {
+  const file = defaultConfig();
+  file.platforms!.webhook!.extra!.port = 0;
+  edit(file);
+  const config = resolveConfig(file, home, {});
+  const store = openStore(home.stateDb);
+  const gateway = createGateway({ config, store, logger: pino({ level: 'silent' }), pid });
+  return { gateway, store, config };
+}

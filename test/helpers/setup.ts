@@ -1,0 +1,3 @@
+import { silenceSqliteExperimentalWarning } from '../../source/infra/quiet-sqlite-warning.js';
+
+silenceSqliteExperimentalWarning();
