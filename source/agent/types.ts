@@ -1,0 +1,123 @@
+/**
+ * The agent runtime's contracts. Webhooks, jobs, MCP and the console depend on these types only;
+ * the implementations live beside this file.
+ */
+
+/** `webhook:<route>:<delivery>`, `job:<id>`, `console`, `cli`. */
+export type RunOrigin = string;
+
+export type RunStatus = 'ok' | 'failed' | 'timeout' | 'cancelled';
+
+export interface RunRequest {
+  prompt: string;
+  /** Extra system text added after the base system prompt and skills (e.g. the untrusted-payload notice). */
+  system?: string;
+  /** Skill names in order of preference. */
+  skills?: string[];
+  /** Load only the first skill found (webhook routes, spec 2.7). */
+  firstSkillOnly?: boolean;
+  origin: RunOrigin;
+  signal?: AbortSignal;
+  /** Progress as it happens: the CLI prints tool calls, the console shows them. */
+  onEvent?: (event: RunEvent) => void;
+}
+
+export type RunEvent =
+  | { kind: 'step.started'; step: number }
+  | { kind: 'tool.called'; call: { id: string; name: string; args: unknown } }
+  | { kind: 'tool.finished'; call: ToolCallRecord };
+
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  args: unknown;
+  /** Text the model saw (truncated to 16 KiB in the store). */
+  result: string;
+  isError: boolean;
+  startedAtMs: number;
+  finishedAtMs: number;
+}
+
+export interface RunResult {
+  runId: string;
+  status: RunStatus;
+  output: string;
+  steps: number;
+  toolCalls: ToolCallRecord[];
+  usage: { inputTokens: number; outputTokens: number };
+  error?: string;
+  startedAtMs: number;
+  finishedAtMs: number;
+}
+
+/** One agent run; never throws for model or tool failures (they become a failed result). */
+export type RunAgent = (request: RunRequest) => Promise<RunResult>;
+
+/** MCP-style hints (server-supplied for MCP tools, so only trusted as far as the server is). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface ToolContext {
+  runId: string;
+  origin: RunOrigin;
+  signal: AbortSignal;
+  /** Asks the operator; resolves with the decision. A failure here never grants permission. */
+  requestApproval(input: Omit<ApprovalInput, 'origin'>): Promise<ApprovalOutcome>;
+}
+
+export interface ToolOutput {
+  text: string;
+  isError?: boolean;
+  structured?: unknown;
+}
+
+export interface ToolDefinition {
+  /** Unique registered name, `[A-Za-z0-9_]` (MCP tools: `mcp__<server>__<tool>`). */
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  inputSchema: Record<string, unknown>;
+  annotations?: ToolAnnotations;
+  /** Calls may run concurrently with other parallel-safe calls of the same step. */
+  parallelSafe?: boolean;
+  /** Who provides it, for display: `builtin`, or the MCP server name. */
+  source?: string;
+  /** A thrown error becomes a tool error the model sees, not a failed run. */
+  execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput | string>;
+}
+
+export interface ToolRegistry {
+  register(tool: ToolDefinition): void;
+  unregister(name: string): void;
+  get(name: string): ToolDefinition | undefined;
+  list(): ToolDefinition[];
+}
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled';
+
+export interface ApprovalInput {
+  origin: RunOrigin;
+  /** Registered tool name, or `elicitation` / `sampling` for server requests. */
+  tool: string;
+  /** MCP server name when the request comes from one. */
+  server?: string;
+  /** Raw arguments; the queue stores a sanitized, truncated preview only. */
+  args: unknown;
+  annotations?: ToolAnnotations;
+  /** Why approval is needed, shown to the operator (e.g. "matches: recursive delete"). */
+  reason?: string;
+  /** MCP elicitation: a form the operator fills (JSON Schema of the requested fields). */
+  form?: { message: string; schema: Record<string, unknown> };
+}
+
+export type ApprovalOutcome =
+  | { status: 'approved'; values?: Record<string, unknown> }
+  | { status: 'denied' | 'expired' | 'cancelled'; reason?: string };
+
+/** What the model sees when the operator did not approve (denial, expiry, cancellation, failure). */
+export const NOT_APPROVED_MESSAGE = 'not approved by the operator; the command was not run; do not retry without being asked';

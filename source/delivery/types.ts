@@ -1,0 +1,21 @@
+/** What was produced and for whom; targets use it for file names and messages. */
+export type DeliverySubject =
+  | { kind: 'webhook'; route: string; deliveryId: string; event: string }
+  | { kind: 'job'; jobId: string; jobName: string; runId: string }
+  | { kind: 'console'; runId: string };
+
+export interface DeliveryRequest {
+  /** The `deliver` value as configured: `log`, `local`, `origin`, `github_comment`, `telegram:123`... */
+  target: string;
+  /** Rendered `deliver_extra` values. */
+  extra?: Record<string, string>;
+  output: string;
+  subject: DeliverySubject;
+  /** The run failed: targets say so (failed runs are always delivered with the error). */
+  failed?: boolean;
+}
+
+export type DeliveryResult = { ok: true; detail: string } | { ok: false; reason: string };
+
+/** Delivers one output; never throws: every failure is a reason an operator can read. */
+export type Deliver = (request: DeliveryRequest) => Promise<DeliveryResult>;

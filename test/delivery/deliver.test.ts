@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createDeliver } from '../../source/delivery/deliver.js';
+import { tempHome } from '../helpers/temp-home.js';
+
+function capturingLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({ write(chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+  return { logger: pino(sink), lines };
+}
+
+describe('deliver: log and local', () => {
+  const atMs = Date.UTC(2026, 10, 21, 9, 30, 0);
+
+  it('log writes the route, delivery id and output to the log', async () => {
+    const { logger, lines } = capturingLogger();
+    const deliver = createDeliver({ homeRoot: tempHome().root, logger });
+    const result = await deliver({ target: 'log', output: 'All good', subject: { kind: 'webhook', route: 'gh', deliveryId: 'd-1', event: 'push' } });
+    expect(result).toEqual({ ok: true, detail: 'written to gateway.log' });
+    expect(lines[0]).toMatchObject({ msg: 'Delivered to log: webhook gh delivery d-1', output: 'All good', delivery: { route: 'gh', deliveryId: 'd-1' } });
+  });
+
+  it('local writes webhook and job outputs under the home, owner-only, even when empty', async () => {
+    const home = tempHome();
+    const deliver = createDeliver({ homeRoot: home.root, logger: pino({ level: 'silent' }), now: () => atMs });
+    const webhook = await deliver({ target: 'local', output: '', subject: { kind: 'webhook', route: 'gh', deliveryId: '../../escape', event: 'push' } });
+    expect(webhook).toEqual({ ok: true, detail: `${home.root}/deliveries/gh/_.._escape.md` });
+    expect(fs.readFileSync(`${home.root}/deliveries/gh/_.._escape.md`, 'utf8')).toBe('\n');
+    const job = await deliver({ target: 'local', output: 'boom', failed: true, subject: { kind: 'job', jobId: 'j1', jobName: 'nightly', runId: 'r1' } });
+    const file = `${home.root}/cron/output/j1/2026-11-21T09-30-00.000Z.md`;
+    expect(job).toEqual({ ok: true, detail: file });
+    expect(fs.readFileSync(file, 'utf8')).toBe('# Run failed\n\nboom\n');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('fails a target that is not built yet with a plain reason', async () => {
+    const deliver = createDeliver({ homeRoot: tempHome().root, logger: pino({ level: 'silent' }) });
+    expect(await deliver({ target: 'telegram:42', output: 'x', subject: { kind: 'console', runId: 'r' } })).toEqual({
+      ok: false, reason: 'delivery target "telegram:42" is not available yet (only log and local are built)',
+    });
+  });
+});
