@@ -121,3 +121,9 @@ export type ApprovalOutcome =
 
 /** What the model sees when the operator did not approve (denial, expiry, cancellation, failure). */
 export const NOT_APPROVED_MESSAGE = 'not approved by the operator; the command was not run; do not retry without being asked';
+
+/** The approval queue as its users see it (tools, MCP trust, elicitation). */
+export interface ApprovalRequester {
+  /** Resolves when decided, expired or cancelled (also when `signal` aborts). Never rejects. */
+  request(input: ApprovalInput, signal?: AbortSignal): Promise<ApprovalOutcome>;
+}
