@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createAgentStack, type AgentStack } from '../agent/agent-stack.js';
-import type { ResolvedConfig } from '../config/load.js';
+import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
+import { routeTargetIssues } from '../delivery/check-config.js';
+import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
 import { createAuditLog } from '../store/audit.js';
 import type { Store } from '../store/database.js';
 import { buildWebhookServer } from '../webhooks/server.js';
@@ -44,6 +46,8 @@ export interface Gateway {
   runAgent: AgentStack['runAgent'];
   approvals: AgentStack['approvals'];
   tools: AgentStack['tools'];
+  /** Delivers outputs to targets, records them, retries failed ones (`deliveries.retry(id)`). */
+  deliveries: DeliveryService;
 }
 
 /** Wires the core: the home lock first, then intake. Stop runs the same list backwards. */
@@ -58,6 +62,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     config, store: deps.store, logger, events, now,
     policy: deps.mode === 'console' ? 'interactive' : (config.values.approvals?.headless ?? 'deny'),
   });
+  const targetIssues = routeTargetIssues(config.values);
+  if (targetIssues.length > 0) throw invalidConfigError(targetIssues, config.home.configFile);
+  const deliveries = createDeliveryService({ homeRoot: config.home.root, logger, config: config.values, store: deps.store, events, now });
   const webhookApp = config.webhook.enabled ? buildWebhookServer({ logger }) : null;
 
   let status: GatewayStatus = 'idle';
@@ -101,6 +108,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     runAgent: agentStack.runAgent,
     approvals: agentStack.approvals,
     tools: agentStack.tools,
+    deliveries,
     async start() {
       if (status !== 'idle') throw new Error(`Gateway cannot start from status ${status}`);
       status = 'starting';
