@@ -1,0 +1,81 @@
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import type { ApprovalInput, ApprovalOutcome, ApprovalRequester, ToolContext, ToolDefinition, ToolOutput, ToolRegistry } from '../../source/agent/types.js';
+import type { ConfigFile, McpServerConfig } from '../../source/config/types.js';
+import { createMcpManager, type McpManagerDeps } from '../../source/mcp/manager.js';
+
+const require = createRequire(import.meta.url);
+export const FIXTURE_SERVER = fileURLToPath(new URL('../fixtures/mcp/fixture-server.mjs', import.meta.url));
+export const EVERYTHING = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
+export const FILESYSTEM = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist/index.js');
+export const NODE = process.execPath;
+
+/** TEMPORARY until the lead's createToolRegistry() lands on main: a Map-backed ToolRegistry. */
+export function mapRegistry(): ToolRegistry {
+  const tools = new Map<string, ToolDefinition>();
+  return {
+    register: (tool) => {
+      if (tools.has(tool.name)) throw new Error(`tool ${tool.name} already registered`);
+      tools.set(tool.name, tool);
+    },
+    unregister: (name) => void tools.delete(name),
+    get: (name) => tools.get(name),
+    list: () => [...tools.values()],
+  };
+}
+
+/** An approval queue that answers from a script and records what it was asked. */
+export function scriptedApprovals(answer: (input: ApprovalInput) => ApprovalOutcome | Promise<ApprovalOutcome>) {
+  const asked: ApprovalInput[] = [];
+  const requester: ApprovalRequester = {
+    async request(input, signal) {
+      asked.push(input);
+      if (signal?.aborted) return { status: 'cancelled' };
+      return await new Promise<ApprovalOutcome>((resolve) => {
+        signal?.addEventListener('abort', () => resolve({ status: 'cancelled' }), { once: true });
+        void Promise.resolve(answer(input)).then(resolve);
+      });
+    },
+  };
+  return { requester, asked };
+}
+
+export function toolContext(approvals?: ApprovalRequester, signal?: AbortSignal): ToolContext {
+  return {
+    runId: 'test-run',
+    origin: 'test',
+    signal: signal ?? new AbortController().signal,
+    requestApproval: (input) => (approvals ? approvals.request({ ...input, origin: 'test' }) : Promise.resolve({ status: 'denied', reason: 'no approvals in this test' })),
+  };
+}
+
+export async function call(registry: ToolRegistry, name: string, args: Record<string, unknown> = {}, context: ToolContext = toolContext()): Promise<ToolOutput> {
+  const tool = registry.get(name);
+  if (!tool) throw new Error(`no tool ${name}; registered: ${registry.list().map((t) => t.name).join(', ')}`);
+  const out = await tool.execute(args, context);
+  return typeof out === 'string' ? { text: out } : out;
+}
+
+export function makeManager(home: string, extra: Partial<McpManagerDeps> = {}) {
+  const registry = extra.registry ?? mapRegistry();
+  const logger = pino({ level: process.env.TEST_LOG ? 'debug' : 'silent' });
+  const manager = createMcpManager({ registry, logger, logsDir: path.join(home, 'logs'), mediaDir: path.join(home, 'mcp-media'), retry: false, ...extra });
+  return { manager, registry };
+}
+
+export function servers(entries: Record<string, McpServerConfig>): ConfigFile {
+  return { mcp_servers: entries };
+}
+
+/** Polls until `check` returns a truthy value. */
+export async function until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
