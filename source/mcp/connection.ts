@@ -6,7 +6,7 @@ import { createHttpClient, type HttpClient } from './http-fetch.js';
 import { preflight } from './preflight.js';
 import type { ResolvedMcpServer } from './server-config.js';
 import { clientCapabilities, installServerRequestHandlers, type SampleFn } from './server-requests.js';
-import { openSession, type McpEra, type McpSession } from './session.js';
+import { isModernOnlyRejection, openSession, type McpEra, type McpSession } from './session.js';
 import { createStderrRing, type StderrRing } from './stderr-ring.js';
 
 export type McpServerStatus = 'disabled' | 'connecting' | 'ready' | 'degraded' | 'reconnecting' | 'recycled' | 'failed';
@@ -167,6 +167,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
   /** A failure after being connected (or a failed attempt): backoff reconnect, then failed with a 5-minute retry. */
   function fail(reason: string, wasReady: boolean): void {
     if (stopped) return;
+    if (!reason.startsWith(`server ${server.name}:`)) reason = `server ${server.name}: ${reason}`;
     failures += 1;
     if (deps.retry === false) {
       set('failed', reason);
@@ -189,7 +190,11 @@ export function createMcpConnection(deps: ConnectionDeps) {
   }
 
   function handleConnectError(error: unknown): void {
-    const reason = describeError(error);
+    let reason = describeError(error);
+    if (!reason.startsWith(`server ${server.name}:`)) reason = `server ${server.name}: connect failed: ${reason}`;
+    if (server.protocol === 'legacy' && isModernOnlyRejection(error)) {
+      reason += `; the server only speaks the modern era: set mcp_servers.${server.name}.protocol to auto or stateless`;
+    }
     if (error instanceof FatalConnectError) set('failed', reason);
     else fail(reason, false);
   }

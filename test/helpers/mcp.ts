@@ -79,3 +79,45 @@ export async function until<T>(check: () => T | Promise<T>, what: string, timeou
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** A free loopback port (bound and released). */
+export async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a child process and resolves when its output matches `ready`; returns a stopper. */
+export async function startProcess(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}) {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(NODE, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let seen = '';
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`process ${args.join(' ')} not ready: ${seen}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const m = ready.exec(seen);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`process exited with ${code}: ${seen}`)));
+  });
+  return {
+    match,
+    stop: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    }),
+  };
+}
