@@ -15,8 +15,9 @@ export async function runHeadlessGateway(home: HomeLayout, homeFlag: string | un
   const config = resolveConfig(loaded.file, home);
   const { logger, fileLogger, close: closeLog } = createLogger({ file: home.gatewayLog, level: config.logLevel, mode: 'headless' });
   const store = openStore(home.stateDb);
-  const gateway = createGateway({ config, store, logger });
+  let gateway: ReturnType<typeof createGateway>;
   try {
+    gateway = createGateway({ config, store, logger, mode: 'headless' });
     await gateway.start();
   } catch (error) {
     fileLogger.error({ err: error }, 'Gateway failed to start');

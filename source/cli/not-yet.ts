@@ -3,13 +3,9 @@ import { say } from './output.js';
 
 /** Commands a later issue delivers. They say so plainly instead of pretending. */
 const upcoming: ReadonlyArray<{ name: string; summary: string; arrives: string }> = [
-  { name: 'run', summary: 'Run one agent prompt', arrives: 'the agent runtime' },
-  { name: 'approvals', summary: 'List, approve or deny pending tool calls', arrives: 'the agent runtime' },
-  { name: 'skills', summary: 'List installed skills', arrives: 'the agent runtime' },
   { name: 'webhook', summary: 'Dynamic webhook subscriptions, tests, deliveries and replays', arrives: 'the webhook platform' },
   { name: 'cron', summary: 'Scheduled jobs', arrives: 'the scheduler' },
   { name: 'mcp', summary: 'MCP servers: list, test, add, remove, login, install', arrives: 'the MCP client' },
-  { name: 'deliveries', summary: 'Delivery attempts and retries', arrives: 'the delivery targets' },
 ];
 
 export function addUpcomingCommands(program: Command): void {

@@ -2,10 +2,14 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { resolveHome } from '../config/home.js';
 import { runningGateway } from '../gateway/lock.js';
+import { approvalsCommand } from './approvals-command.js';
 import { configCommand } from './config-command.js';
+import { deliveriesCommand } from './deliveries-command.js';
 import { homeOf } from './context.js';
 import { addUpcomingCommands } from './not-yet.js';
 import { print, reportError, say } from './output.js';
+import { runCommand } from './run-command.js';
+import { skillsCommand } from './skills-command.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -37,6 +41,10 @@ function buildProgram(): Command {
     });
 
   program.addCommand(configCommand());
+  program.addCommand(runCommand());
+  program.addCommand(approvalsCommand());
+  program.addCommand(skillsCommand());
+  program.addCommand(deliveriesCommand());
   addUpcomingCommands(program);
   return program;
 }

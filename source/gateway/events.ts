@@ -1,10 +1,19 @@
 import { EventEmitter } from 'node:events';
+import type { RunEvent, RunResult } from '../agent/types.js';
+import type { DeliveryRequest, DeliveryResult } from '../delivery/types.js';
+import type { ApprovalRecord } from '../store/approvals.js';
 
 /** Every event the core emits, named `domain.pastTenseVerb` (STYLE.md section 1). */
 export interface GatewayEventMap {
   'gateway.started': [{ atMs: number; pid: number }];
   'gateway.stopped': [{ atMs: number; reason: string }];
   'webhook.listening': [{ url: string; routes: string[] }];
+  'approval.requested': [ApprovalRecord];
+  'approval.resolved': [ApprovalRecord];
+  'run.started': [{ runId: string; origin: string; prompt: string; atMs: number }];
+  'run.progressed': [{ runId: string; origin: string; event: RunEvent }];
+  'run.finished': [RunResult & { origin: string }];
+  'delivery.finished': [{ target: string; subject: DeliveryRequest['subject']; result: DeliveryResult }];
 }
 
 export type GatewayEvents = EventEmitter<GatewayEventMap>;

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { ResolvedConfig } from '../config/load.js';
+import { createAgentStack, type AgentStack } from '../agent/agent-stack.js';
+import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
+import { routeTargetIssues } from '../delivery/check-config.js';
+import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
 import { createAuditLog } from '../store/audit.js';
 import type { Store } from '../store/database.js';
 import { buildWebhookServer } from '../webhooks/server.js';
@@ -15,6 +18,8 @@ export interface GatewayDeps {
   logger: Logger;
   now?: () => number;
   pid?: number;
+  /** `console`: an operator decides approvals at the keyboard; `headless`: `approvals.headless` decides. */
+  mode?: 'headless' | 'console';
 }
 
 export type GatewayStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -26,6 +31,7 @@ export interface GatewaySnapshot {
   startedAtMs: number | null;
   model: string;
   timezone: string;
+  approvalsPending: number;
   webhook: { enabled: boolean; url: string | null; routes: string[] };
 }
 
@@ -36,6 +42,12 @@ export interface Gateway {
   snapshot(): GatewaySnapshot;
   /** The webhook Fastify app, for tests' inject(); null while the platform is disabled. */
   readonly webhookApp: FastifyInstance | null;
+  /** Commands: run a prompt, decide approvals, see the tools. */
+  runAgent: AgentStack['runAgent'];
+  approvals: AgentStack['approvals'];
+  tools: AgentStack['tools'];
+  /** Delivers outputs to targets, records them, retries failed ones (`deliveries.retry(id)`). */
+  deliveries: DeliveryService;
 }
 
 /** Wires the core: the home lock first, then intake. Stop runs the same list backwards. */
@@ -45,6 +57,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const { config, logger } = deps;
   const events = createGatewayEvents();
   const audit = createAuditLog(deps.store, now);
+  // Throws ConfigError for a model without its key or URL: refuse to start rather than fail every run.
+  const agentStack = createAgentStack({
+    config, store: deps.store, logger, events, now,
+    policy: deps.mode === 'console' ? 'interactive' : (config.values.approvals?.headless ?? 'deny'),
+  });
+  const targetIssues = routeTargetIssues(config.values);
+  if (targetIssues.length > 0) throw invalidConfigError(targetIssues, config.home.configFile);
+  const deliveries = createDeliveryService({ homeRoot: config.home.root, logger, config: config.values, store: deps.store, events, now });
   const webhookApp = config.webhook.enabled ? buildWebhookServer({ logger }) : null;
 
   let status: GatewayStatus = 'idle';
@@ -60,6 +80,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       },
       stop: () => lock?.release(),
     },
+    // Started before intake so that stopping (reverse order) closes intake first, then cancels approvals.
+    { name: 'approval queue', start: () => {}, stop: () => agentStack.approvals.cancelAll('the gateway is stopping') },
   ];
   if (webhookApp) {
     components.push({
@@ -83,6 +105,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
   return {
     events,
     webhookApp,
+    runAgent: agentStack.runAgent,
+    approvals: agentStack.approvals,
+    tools: agentStack.tools,
+    deliveries,
     async start() {
       if (status !== 'idle') throw new Error(`Gateway cannot start from status ${status}`);
       status = 'starting';
@@ -114,6 +140,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       startedAtMs,
       model: config.values.model?.provider ?? 'dry-run',
       timezone: config.timezone,
+      approvalsPending: agentStack.approvals.pending().length,
       webhook: { enabled: config.webhook.enabled, url: webhookUrl, routes: config.webhook.routeNames },
     }),
   };

@@ -23,4 +23,90 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX audit_at ON audit (at_ms);
     `,
   },
+  {
+    version: 2,
+    name: 'agent runs and approvals',
+    sql: `
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        origin TEXT NOT NULL,
+        status TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT,
+        system_prompt TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        output TEXT,
+        error TEXT,
+        steps INTEGER NOT NULL DEFAULT 0,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        started_at_ms INTEGER NOT NULL,
+        finished_at_ms INTEGER
+      );
+      CREATE INDEX runs_started ON runs (started_at_ms);
+      CREATE TABLE run_tool_calls (
+        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        call_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        args TEXT NOT NULL,
+        result TEXT NOT NULL,
+        is_error INTEGER NOT NULL,
+        started_at_ms INTEGER NOT NULL,
+        finished_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      );
+      CREATE TABLE approvals (
+        id TEXT PRIMARY KEY,
+        origin TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        server TEXT,
+        args_preview TEXT NOT NULL,
+        annotations TEXT,
+        reason TEXT,
+        form TEXT,
+        status TEXT NOT NULL,
+        decision_reason TEXT,
+        decided_by TEXT,
+        values_json TEXT,
+        created_at_ms INTEGER NOT NULL,
+        expires_at_ms INTEGER NOT NULL,
+        decided_at_ms INTEGER
+      );
+      CREATE INDEX approvals_status ON approvals (status);
+    `,
+  },
+  {
+    version: 6,
+    name: 'output deliveries',
+    sql: `
+      CREATE TABLE output_deliveries (
+        id TEXT PRIMARY KEY,
+        target TEXT NOT NULL,
+        extra TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        output TEXT NOT NULL,
+        run_failed INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        chunks_total INTEGER NOT NULL DEFAULT 0,
+        chunks_sent INTEGER NOT NULL DEFAULT 0,
+        detail TEXT,
+        error TEXT,
+        created_at_ms INTEGER NOT NULL,
+        updated_at_ms INTEGER NOT NULL
+      );
+      CREATE INDEX output_deliveries_created ON output_deliveries (created_at_ms);
+      CREATE TABLE output_delivery_attempts (
+        delivery_id TEXT NOT NULL REFERENCES output_deliveries (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        chunk INTEGER NOT NULL,
+        attempt INTEGER NOT NULL,
+        at_ms INTEGER NOT NULL,
+        ok INTEGER NOT NULL,
+        status INTEGER,
+        error TEXT,
+        PRIMARY KEY (delivery_id, seq)
+      );
+    `,
+  },
 ];

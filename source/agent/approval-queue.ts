@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { maskSecrets } from '../config/mask.js';
+import type { GatewayEvents } from '../gateway/events.js';
+import { createApprovalStore, type ApprovalRecord } from '../store/approvals.js';
+import type { Store } from '../store/database.js';
+import { truncateMiddle } from './truncate.js';
+import type { ApprovalInput, ApprovalOutcome, ApprovalRequester } from './types.js';
+
+/**
+ * `interactive`: an operator console decides. `wait`: pending until `switchboard approvals`
+ * decides or it expires. `deny`: nobody is watching, so refuse at once (recorded all the same).
+ */
+export type ApprovalPolicy = 'interactive' | 'wait' | 'deny';
+
+export interface ApprovalQueueDeps {
+  store: Store;
+  logger: Logger;
+  policy: ApprovalPolicy;
+  timeoutMs: number;
+  events?: Pick<GatewayEvents, 'emit'>;
+  now?: () => number;
+  /** How often decisions written by other processes are picked up. */
+  pollIntervalMs?: number;
+}
+
+const PREVIEW_BYTES = 4 * 1024;
+
+export interface ApprovalQueue extends ApprovalRequester {
+  /** Decide from this process (the console). False when it was no longer pending. */
+  resolve(id: string, decision: 'approved' | 'denied', details?: { reason?: string; values?: Record<string, unknown>; by?: string }): boolean;
+  pending(): ApprovalRecord[];
+  /** Shutdown: every waiting request ends as cancelled. */
+  cancelAll(reason: string): void;
+}
+
+export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
+  const now = deps.now ?? Date.now;
+  const records = createApprovalStore(deps.store);
+  const waiting = new Map<string, { settle: (record: ApprovalRecord) => void }>();
+  let poller: NodeJS.Timeout | undefined;
+
+  const poll = () => {
+    for (const [id, waiter] of waiting) {
+      const record = records.get(id);
+      if (!record) continue;
+      if (record.status !== 'pending') waiter.settle(record);
+      else if (now() >= record.expiresAtMs) decide(id, 'expired', { reason: 'no decision before the approval timeout', by: 'timeout' });
+    }
+  };
+  const ensurePolling = () => {
+    if (poller || waiting.size === 0) return;
+    poller = setInterval(poll, deps.pollIntervalMs ?? 250);
+    poller.unref();
+  };
+  const stopPollingIfIdle = () => {
+    if (poller && waiting.size === 0) {
+      clearInterval(poller);
+      poller = undefined;
+    }
+  };
+
+  function decide(id: string, status: 'approved' | 'denied' | 'expired' | 'cancelled', details: { reason?: string; values?: Record<string, unknown>; by: string }): boolean {
+    const made = records.decide(id, status, { ...details, atMs: now() });
+    const record = records.get(id);
+    if (made && record) {
+      deps.logger.info({ approval: id, tool: record.tool, origin: record.origin, status, by: details.by }, `Approval ${status}: ${record.tool} (${record.origin})`);
+      deps.events?.emit('approval.resolved', record);
+    }
+    if (record && record.status !== 'pending') waiting.get(id)?.settle(record);
+    return made;
+  }
+
+  async function request(input: ApprovalInput, signal?: AbortSignal): Promise<ApprovalOutcome> {
+    let id: string | undefined;
+    try {
+      id = randomUUID();
+      const createdAtMs = now();
+      records.insert({
+        id, origin: input.origin, tool: input.tool, server: input.server ?? null,
+        argsPreview: truncateMiddle(JSON.stringify(maskSecrets(input.args) ?? null, undefined, 2), PREVIEW_BYTES),
+        annotations: input.annotations ?? null, reason: input.reason ?? null, form: input.form ?? null,
+        createdAtMs, expiresAtMs: createdAtMs + deps.timeoutMs,
+      });
+      const record = records.get(id)!;
+      deps.logger.info({ approval: id, tool: input.tool, origin: input.origin }, `Approval requested: ${input.tool} (${input.origin})`);
+      deps.events?.emit('approval.requested', record);
+      if (deps.policy === 'deny') {
+        decide(id, 'denied', { reason: 'no operator console is attached (approvals.headless is "deny")', by: 'policy' });
+        return outcomeOf(records.get(id)!);
+      }
+      if (signal?.aborted) {
+        decide(id, 'cancelled', { reason: 'the run was cancelled', by: 'run' });
+        return outcomeOf(records.get(id)!);
+      }
+      const requestId = id;
+      const decided = await new Promise<ApprovalRecord>((resolve) => {
+        const expiry = setTimeout(() => decide(requestId, 'expired', { reason: 'no decision before the approval timeout', by: 'timeout' }), deps.timeoutMs);
+        const onAbort = () => decide(requestId, 'cancelled', { reason: 'the run was cancelled', by: 'run' });
+        signal?.addEventListener('abort', onAbort, { once: true });
+        waiting.set(requestId, {
+          settle: (settled) => {
+            clearTimeout(expiry);
+            signal?.removeEventListener('abort', onAbort);
+            waiting.delete(requestId);
+            stopPollingIfIdle();
+            resolve(settled);
+          },
+        });
+        ensurePolling();
+      });
+      return outcomeOf(decided);
+    } catch (error) {
+      // A failing approval path never grants permission.
+      deps.logger.error({ err: error, approval: id }, 'Approval request failed; treating it as denied');
+      if (id) waiting.delete(id);
+      return { status: 'denied', reason: `the approval request failed: ${(error as Error).message}` };
+    }
+  }
+
+  return {
+    request,
+    resolve: (id, decision, details = {}) => decide(id, decision, { ...details, by: details.by ?? 'console' }),
+    pending: () => records.pending(),
+    cancelAll(reason) {
+      for (const id of [...waiting.keys()]) decide(id, 'cancelled', { reason, by: 'shutdown' });
+      stopPollingIfIdle();
+    },
+  };
+}
+
+function outcomeOf(record: ApprovalRecord): ApprovalOutcome {
+  if (record.status === 'approved') return record.values ? { status: 'approved', values: record.values } : { status: 'approved' };
+  if (record.status === 'pending') return { status: 'denied', reason: 'still pending' };
+  return record.decisionReason ? { status: record.status, reason: record.decisionReason } : { status: record.status };
+}

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { generateText, jsonSchema, tool as aiTool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import type { Logger } from 'pino';
+import type { GatewayEvents } from '../gateway/events.js';
+import type { Store } from '../store/database.js';
+import { createRunStore } from '../store/runs.js';
+import type { ResolvedAgent } from './model-config.js';
+import { describeModelError } from './model-errors.js';
+import { createLanguageModel } from './providers.js';
+import { loadSkills } from './skills.js';
+import { buildSystemPrompt, dryRunAnswer } from './system-prompt.js';
+import { executeToolCalls, type PendingCall } from './tool-execution.js';
+import type { ApprovalRequester, RunAgent, RunRequest, RunResult, RunStatus, ToolCallRecord, ToolContext, ToolDefinition, ToolRegistry } from './types.js';
+
+export interface AgentRunnerDeps {
+  agent: ResolvedAgent;
+  skillsDir: string;
+  store: Store;
+  logger: Logger;
+  tools: ToolRegistry;
+  approvals: ApprovalRequester;
+  events?: Pick<GatewayEvents, 'emit'>;
+  now?: () => number;
+}
+
+/** Model retries for 429 and 5xx (the SDK backs off exponentially and honours Retry-After). */
+const MODEL_RETRIES = 2;
+
+/** Builds the one function every trigger runs prompts through. */
+export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
+  const now = deps.now ?? Date.now;
+  const runs = createRunStore(deps.store);
+  const model = createLanguageModel(deps.agent.model);
+
+  return async function runAgent(request: RunRequest): Promise<RunResult> {
+    const runId = randomUUID();
+    const startedAtMs = now();
+    const { skills, warnings } = loadSkills(deps.skillsDir, request.skills ?? [], request.firstSkillOnly === true);
+    for (const warning of warnings) deps.logger.warn({ runId, origin: request.origin }, `Skill skipped: ${warning}`);
+    const systemPrompt = buildSystemPrompt({ workdir: deps.agent.workdir, skills, extra: request.system });
+    const tools = deps.tools.list();
+    runs.started({ id: runId, origin: request.origin, provider: deps.agent.model.provider, model: deps.agent.model.name, systemPrompt, prompt: request.prompt, startedAtMs });
+    deps.events?.emit('run.started', { runId, origin: request.origin, prompt: request.prompt, atMs: startedAtMs });
+
+    const state = { steps: 0, toolCalls: [] as ToolCallRecord[], usage: { inputTokens: 0, outputTokens: 0 }, output: '' };
+    const finish = (status: RunStatus, error?: string): RunResult => {
+      const result: RunResult = { runId, status, output: state.output, steps: state.steps, toolCalls: state.toolCalls, usage: state.usage, startedAtMs, finishedAtMs: now(), ...(error ? { error } : {}) };
+      runs.finished(result);
+      deps.logger.info({ runId, origin: request.origin, status, steps: state.steps, toolCalls: state.toolCalls.length, error }, `Run ${status}: ${request.origin}`);
+      deps.events?.emit('run.finished', { ...result, origin: request.origin });
+      return result;
+    };
+
+    if (!model) {
+      state.output = dryRunAnswer(systemPrompt, request.prompt, tools);
+      return finish('ok');
+    }
+
+    const timeout = AbortSignal.timeout(deps.agent.runTimeoutMs);
+    const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+    const emit = (event: Parameters<NonNullable<RunRequest['onEvent']>>[0]) => {
+      request.onEvent?.(event);
+      deps.events?.emit('run.progressed', { runId, origin: request.origin, event });
+    };
+    try {
+      const outcome = await toolLoop({ model, systemPrompt, prompt: request.prompt, tools, signal, runId, request, state, emit });
+      return outcome === 'answered' ? finish('ok') : finish('failed', `stopped after agent.max_steps (${deps.agent.maxSteps}) steps without a final answer`);
+    } catch (error) {
+      if (timeout.aborted) return finish('timeout', `run exceeded agent.run_timeout_seconds (${deps.agent.runTimeoutMs / 1000} s)`);
+      if (request.signal?.aborted) return finish('cancelled', 'the run was cancelled');
+      return finish('failed', describeModelError(error, deps.agent.model.provider, deps.agent.model.apiKey));
+    }
+  };
+
+  async function toolLoop(input: {
+    model: LanguageModel; systemPrompt: string; prompt: string; tools: ToolDefinition[]; signal: AbortSignal; runId: string;
+    request: RunRequest; state: { steps: number; toolCalls: ToolCallRecord[]; usage: RunResult['usage']; output: string };
+    emit: (event: Parameters<NonNullable<RunRequest['onEvent']>>[0]) => void;
+  }): Promise<'answered' | 'max_steps'> {
+    const { state } = input;
+    const toolSet = toToolSet(input.tools);
+    const messages: ModelMessage[] = [{ role: 'user', content: input.prompt }];
+    const context: ToolContext = {
+      runId: input.runId,
+      origin: input.request.origin,
+      signal: input.signal,
+      requestApproval: (approval) => deps.approvals.request({ ...approval, origin: input.request.origin }, input.signal),
+    };
+    while (state.steps < deps.agent.maxSteps) {
+      state.steps += 1;
+      input.emit({ kind: 'step.started', step: state.steps });
+      const result = await generateText({ model: input.model, system: input.systemPrompt, messages, tools: toolSet, abortSignal: input.signal, maxRetries: MODEL_RETRIES });
+      state.usage.inputTokens += result.usage.inputTokens ?? 0;
+      state.usage.outputTokens += result.usage.outputTokens ?? 0;
+      state.output = result.text;
+      messages.push(...result.response.messages);
+      if (result.toolCalls.length === 0) return 'answered';
+
+      // Calls the SDK could not parse (unknown tool, arguments off-schema) already have its error
+      // answer in response.messages: record them, run the rest.
+      const stepAtMs = now();
+      const rejected: ToolCallRecord[] = result.content.filter((part) => part.type === 'tool-error').map((part) => ({
+        id: part.toolCallId, name: part.toolName, args: part.input, result: describeToolError(part.error), isError: true, startedAtMs: stepAtMs, finishedAtMs: stepAtMs,
+      }));
+      const calls: PendingCall[] = result.toolCalls.filter((call) => !rejected.some((r) => r.id === call.toolCallId)).map((call) => ({ id: call.toolCallId, name: call.toolName, args: call.input }));
+      const records = await executeToolCalls(calls, deps.tools, context, now, (call) => input.emit({ kind: 'tool.called', call: { id: call.id, name: call.name, args: call.args } }));
+      for (const record of [...rejected, ...records]) {
+        runs.toolCall(input.runId, state.toolCalls.length, record);
+        state.toolCalls.push(record);
+        input.emit({ kind: 'tool.finished', call: record });
+      }
+      if (records.length === 0) continue;
+      messages.push({
+        role: 'tool',
+        content: records.map((record) => ({
+          type: 'tool-result' as const,
+          toolCallId: record.id,
+          toolName: record.name,
+          output: record.isError ? { type: 'error-text' as const, value: record.result } : { type: 'text' as const, value: record.result },
+        })),
+      });
+      input.signal.throwIfAborted();
+    }
+    return 'max_steps';
+  }
+}
+
+/** Tool schemas for the model, without `execute`: the loop runs tools itself (ordering, approvals, records). */
+function toToolSet(tools: readonly ToolDefinition[]): ToolSet {
+  return Object.fromEntries(tools.map((definition) => [definition.name, aiTool({ description: definition.description, inputSchema: jsonSchema(definition.inputSchema as Parameters<typeof jsonSchema>[0]) })]));
+}
+
+function describeToolError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

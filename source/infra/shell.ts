@@ -1,0 +1,90 @@
+import { execa } from 'execa';
+
+export interface ShellOptions {
+  command: string;
+  cwd: string;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ShellResult {
+  exitCode: number | null;
+  /** stdout and stderr interleaved as they came; head and tail kept when over the cap. */
+  output: string;
+  truncatedBytes: number;
+  timedOut: boolean;
+  cancelled: boolean;
+  signal: string | null;
+}
+
+/**
+ * Runs one command with `/bin/sh -c` in its own process group, stdin closed. On timeout or
+ * cancellation the whole group is killed, so nothing the command started outlives it.
+ */
+export async function runShell(options: ShellOptions): Promise<ShellResult> {
+  const child = execa('/bin/sh', ['-c', options.command], {
+    cwd: options.cwd,
+    env: options.env,
+    extendEnv: options.env === undefined,
+    stdin: 'ignore',
+    all: true,
+    buffer: false,
+    reject: false,
+    detached: true,
+  });
+  const capture = createHeadTailCapture(options.maxOutputBytes);
+  child.all?.on('data', (chunk: Buffer) => capture.push(chunk));
+
+  let timedOut = false;
+  let cancelled = false;
+  const killGroup = () => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  const timer = setTimeout(() => { timedOut = true; killGroup(); }, options.timeoutMs);
+  const onAbort = () => { cancelled = true; killGroup(); };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  try {
+    const result = await child;
+    return { exitCode: result.exitCode ?? null, output: capture.text(), truncatedBytes: capture.truncatedBytes(), timedOut, cancelled, signal: result.signal ?? null };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    if (timedOut || cancelled) killGroup();
+  }
+}
+
+/** Keeps the first and last half of the cap; counts what fell in between. */
+function createHeadTailCapture(maxBytes: number) {
+  const half = Math.floor(maxBytes / 2);
+  let head = Buffer.alloc(0);
+  let tail = Buffer.alloc(0);
+  let total = 0;
+  return {
+    push(chunk: Buffer) {
+      total += chunk.length;
+      if (head.length < half) {
+        const take = Math.min(half - head.length, chunk.length);
+        head = Buffer.concat([head, chunk.subarray(0, take)]);
+        chunk = chunk.subarray(take);
+      }
+      if (chunk.length > 0) {
+        tail = Buffer.concat([tail, chunk]);
+        if (tail.length > half) tail = tail.subarray(tail.length - half);
+      }
+    },
+    truncatedBytes: () => Math.max(0, total - head.length - tail.length),
+    text() {
+      const cut = total - head.length - tail.length;
+      if (cut <= 0) return Buffer.concat([head, tail]).toString('utf8');
+      return `${head.toString('utf8')}\n[... ${cut} bytes of output truncated ...]\n${tail.toString('utf8')}`;
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
+import { runCli } from '../helpers/cli.js';
+import { tempHome } from '../helpers/temp-home.js';
+
+let model: ScriptedModel | undefined;
+afterEach(async () => { await model?.close(); model = undefined; });
+
+describe('switchboard run', () => {
+  it('answers in dry-run on a fresh home and stores the run (--json prints the record)', async () => {
+    const home = tempHome();
+    const plain = await runCli(['run', 'Say hi', '--home', home.root]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(/^\[dry-run\] No model was called/);
+    expect(plain.stdout).toContain('## User prompt\n\nSay hi');
+    const json = await runCli(['run', 'Again', '--json', '--home', home.root]);
+    const record = JSON.parse(json.stdout);
+    expect(record).toMatchObject({ origin: 'cli', status: 'ok', prompt: 'Again', provider: 'dry-run', toolCalls: [] });
+  });
+
+  it('shows tool calls on stderr as they happen and the answer on stdout', async () => {
+    model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', args: { command: 'echo 42' } }] }, { text: 'The answer is 42.' }]);
+    const home = tempHome();
+    await runCli(['config', 'set', 'model', JSON.stringify({ provider: 'openai-compatible', base_url: model.url, name: 'm' }), '--home', home.root]);
+    const result = await runCli(['run', 'What is 6*7?', '--home', home.root]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('The answer is 42.\n');
+    expect(result.stderr).toContain('  > terminal {"command":"echo 42"}');
+    expect(result.stderr).toMatch(/ {2}< terminal ok \(\d+ ms\): exit code 0 42/);
+  });
+
+  it('says why a dangerous call was refused headless, and exits 1 on a failed run', async () => {
+    model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', args: { command: 'sudo reboot' } }] }, { status: 400, message: 'context length exceeded' }]);
+    const home = tempHome();
+    await runCli(['config', 'set', 'model', JSON.stringify({ provider: 'openai-compatible', base_url: model.url, name: 'm' }), '--home', home.root]);
+    await runCli(['config', 'set', 'approvals.headless', 'deny', '--home', home.root]);
+    const result = await runCli(['run', 'reboot it', '--home', home.root]);
+    expect(result.stderr).toContain('! terminal needs approval (matches: privilege escalation, system power or process control); denied: approvals.headless is "deny"');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/Run failed: openai-compatible answered HTTP 400: context length exceeded/);
+  });
+
+  it('refuses to start with a provider that needs a key it does not have, naming the key', async () => {
+    const home = tempHome();
+    await runCli(['config', 'set', 'model', '{"provider":"openai","name":"gpt-4.1-mini"}', '--home', home.root]);
+    for (const args of [['run', 'x'], ['gateway']]) {
+      const result = await runCli([...args, '--home', home.root]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('error: model.api_key is required for provider "openai"');
+      expect(result.stderr).toContain('switchboard config set model.api_key');
+    }
+  });
+});
