@@ -2,7 +2,8 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import type { ApprovalInput, ApprovalOutcome, ApprovalRequester, ToolContext, ToolDefinition, ToolOutput, ToolRegistry } from '../../source/agent/types.js';
+import { createToolRegistry } from '../../source/agent/tool-registry.js';
+import type { ApprovalInput, ApprovalOutcome, ApprovalRequester, ToolContext, ToolOutput, ToolRegistry } from '../../source/agent/types.js';
 import type { ConfigFile, McpServerConfig } from '../../source/config/types.js';
 import { createMcpManager, type McpManagerDeps } from '../../source/mcp/manager.js';
 
@@ -12,18 +13,9 @@ export const EVERYTHING = path.join(path.dirname(require.resolve('@modelcontextp
 export const FILESYSTEM = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist/index.js');
 export const NODE = process.execPath;
 
-/** TEMPORARY until the lead's createToolRegistry() lands on main: a Map-backed ToolRegistry. */
+/** The agent runtime's real registry. */
 export function mapRegistry(): ToolRegistry {
-  const tools = new Map<string, ToolDefinition>();
-  return {
-    register: (tool) => {
-      if (tools.has(tool.name)) throw new Error(`tool ${tool.name} already registered`);
-      tools.set(tool.name, tool);
-    },
-    unregister: (name) => void tools.delete(name),
-    get: (name) => tools.get(name),
-    list: () => [...tools.values()],
-  };
+  return createToolRegistry();
 }
 
 /** An approval queue that answers from a script and records what it was asked. */
