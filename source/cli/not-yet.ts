@@ -5,7 +5,6 @@ import { say } from './output.js';
 const upcoming: ReadonlyArray<{ name: string; summary: string; arrives: string }> = [
   { name: 'webhook', summary: 'Dynamic webhook subscriptions, tests, deliveries and replays', arrives: 'the webhook platform' },
   { name: 'cron', summary: 'Scheduled jobs', arrives: 'the scheduler' },
-  { name: 'mcp', summary: 'MCP servers: list, test, add, remove, login, install', arrives: 'the MCP client' },
 ];
 
 export function addUpcomingCommands(program: Command): void {

@@ -6,6 +6,7 @@ import { approvalsCommand } from './approvals-command.js';
 import { configCommand } from './config-command.js';
 import { deliveriesCommand } from './deliveries-command.js';
 import { homeOf } from './context.js';
+import { mcpCommand } from './mcp-command.js';
 import { addUpcomingCommands } from './not-yet.js';
 import { print, reportError, say } from './output.js';
 import { runCommand } from './run-command.js';
@@ -45,6 +46,7 @@ function buildProgram(): Command {
   program.addCommand(approvalsCommand());
   program.addCommand(skillsCommand());
   program.addCommand(deliveriesCommand());
+  program.addCommand(mcpCommand());
   addUpcomingCommands(program);
   return program;
 }

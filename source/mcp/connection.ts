@@ -331,9 +331,16 @@ export type McpConnection = ReturnType<typeof createMcpConnection>;
 /** Missing certificate files and non-MCP endpoints: no retries. */
 export class FatalConnectError extends Error {}
 
+/** The message plus its causes (undici says only "fetch failed"; the cause says ECONNREFUSED 127.0.0.1:9). */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
+  if (!(error instanceof Error)) return String(error);
+  const parts = [error.message];
+  let cause = (error as { cause?: unknown }).cause;
+  for (let depth = 0; cause instanceof Error && depth < 4; depth++) {
+    if (!parts.some((p) => p.includes(cause instanceof Error ? cause.message : ''))) parts.push(cause.message);
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return parts.join(': ');
 }
 
 function callErrorMessage(server: ResolvedMcpServer, label: string, error: unknown): string {
