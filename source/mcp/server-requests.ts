@@ -46,7 +46,7 @@ export function installServerRequestHandlers(client: Client, deps: ServerRequest
         origin: `mcp:${server.name}`, tool: 'elicitation', server: server.name, args: { message },
         reason: `server ${server.name} asks for input`, form: { message, schema },
       }, server.elicitation.timeoutMs);
-      if (outcome.status === 'approved') return { action: 'accept' as const, content: (outcome.values ?? {}) as Record<string, string | number | boolean | string[]> };
+      if (outcome.status === 'approved') return { action: 'accept' as const, content: withDefaults(outcome.values ?? {}, schema) };
       return { action: outcome.status === 'denied' ? ('decline' as const) : ('cancel' as const) };
     });
   }
@@ -89,6 +89,16 @@ async function askWithTimeout(approvals: ApprovalRequester, input: Parameters<Ap
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** SEP-1034: fields the operator left out take the defaults the server declared. */
+export function withDefaults(values: Record<string, unknown>, schema: Record<string, unknown>): Record<string, string | number | boolean | string[]> {
+  const out: Record<string, unknown> = { ...values };
+  const properties = (schema.properties ?? {}) as Record<string, { default?: unknown }>;
+  for (const [key, property] of Object.entries(properties)) {
+    if (out[key] === undefined && property && property.default !== undefined) out[key] = property.default;
+  }
+  return out as Record<string, string | number | boolean | string[]>;
 }
 
 function contentText(content: unknown): string {
