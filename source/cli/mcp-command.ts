@@ -9,7 +9,7 @@ import { print, say } from './output.js';
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 export function mcpCommand(): Command {
-  const mcp = new Command('mcp').description('MCP servers: list, test, add, remove');
+  const mcp = new Command('mcp').description('MCP servers: list, test, add, remove, install links (login arrives with OAuth)');
   mcp
     .command('list')
     .description('Connect to every enabled server, print status, era, transport and registered tools, then exit')

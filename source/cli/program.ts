@@ -5,6 +5,7 @@ import { runningGateway } from '../gateway/lock.js';
 import { approvalsCommand } from './approvals-command.js';
 import { configCommand } from './config-command.js';
 import { deliveriesCommand } from './deliveries-command.js';
+import { addInstallLinkCommands } from './mcp-install-commands.js';
 import { homeOf } from './context.js';
 import { mcpCommand } from './mcp-command.js';
 import { addUpcomingCommands } from './not-yet.js';
@@ -46,7 +47,9 @@ function buildProgram(): Command {
   program.addCommand(approvalsCommand());
   program.addCommand(skillsCommand());
   program.addCommand(deliveriesCommand());
-  program.addCommand(mcpCommand());
+  const mcp = mcpCommand();
+  addInstallLinkCommands(mcp);
+  program.addCommand(mcp);
   addUpcomingCommands(program);
   return program;
 }
