@@ -88,7 +88,7 @@ export function mcpCommand(): Command {
       if (issues.length > 0) throw invalidConfigError(issues, home.configFile, true);
       writeConfigFile(home.configFile, next as Record<string, unknown>);
       say(`Added MCP server ${name} to ${home.configFile}. Check it: switchboard mcp test ${name}`);
-      say('A running gateway picks it up on its next MCP reload (/reload-mcp in the console) or restart.');
+      say('A running gateway connects it within a few seconds (it watches config.json).');
     }));
 
   mcp
@@ -104,7 +104,7 @@ export function mcpCommand(): Command {
       const issues = validateConfig(next);
       if (issues.length > 0) throw invalidConfigError(issues, home.configFile, true);
       writeConfigFile(home.configFile, next as Record<string, unknown>);
-      say(`Removed MCP server ${name} from ${home.configFile}.`);
+      say(`Removed MCP server ${name} from ${home.configFile}; a running gateway drops it within a few seconds.`);
     }));
   return mcp;
 }

@@ -72,3 +72,19 @@ describe('MCP in the gateway', () => {
     expect(toolEvents).toContainEqual({ server: 'drop', tools: [] });
   });
 });
+
+describe('config.json watch', () => {
+  it('a server added or removed on disk (mcp add/remove in another process) is connected or dropped within a few seconds', async () => {
+    const home = tempHome();
+    const { gateway, store, config } = makeGateway(home);
+    cleanups.push(() => store.close());
+    const base = config.values as Record<string, unknown>;
+    writeConfigFile(home.configFile, { ...base, mcp_servers: {} });
+    await gateway.start();
+    cleanups.push(() => gateway.stop());
+    writeConfigFile(home.configFile, { ...base, mcp_servers: { late: { command: NODE, args: [FIXTURE_SERVER, 'stdio'] } } });
+    await until(() => gateway.tools.get('mcp__late__echo'), 'the new server registered');
+    writeConfigFile(home.configFile, { ...base, mcp_servers: {} });
+    await until(() => !gateway.tools.get('mcp__late__echo') && gateway.mcp.list().length === 0, 'the server dropped');
+  });
+});
