@@ -57,6 +57,15 @@ export function mcpCommand(): Command {
     });
 
   mcp
+    .command('login <server>')
+    .description('OAuth login for a server (not available yet)')
+    .allowUnknownOption()
+    .action(() => {
+      say('switchboard mcp login is not available yet: it arrives with OAuth.');
+      process.exitCode = 2;
+    });
+
+  mcp
     .command('add <name>')
     .description('Add a server entry to config.json (never overwrites an existing name)')
     .option('--command <cmd>', 'stdio: executable to launch')

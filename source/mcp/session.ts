@@ -47,8 +47,17 @@ export async function openSession(deps: OpenSessionDeps): Promise<McpSession> {
     return await attempt(deps, 'legacy');
   } catch (error) {
     if (deps.signal.aborted || !isModernOnlyRejection(error)) throw error;
-    return attempt(deps, 'modern');
+    try {
+      return await attempt(deps, 'modern');
+    } catch (modernError) {
+      // -32601 alone is only a hint: when the discover probe does not confirm a modern server, the legacy error stands.
+      throw hasCode(error, -32601) && !isModernOnlyRejection(modernError) ? error : modernError;
+    }
   }
+}
+
+function hasCode(error: unknown, code: number): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 }
 
 async function attempt(deps: OpenSessionDeps, era: McpEra): Promise<McpSession> {
