@@ -41,13 +41,12 @@ export interface ConnectionDeps {
   /** Reconnect after failures (gateway); `mcp list`/`mcp test` connect once. Default true. */
   retry?: boolean;
   random?: () => number;
+  /** Reconnect pacing; defaults 1 s doubling to 60 s, `failed` after 5 in a row, then every 5 minutes. */
+  backoff?: Partial<typeof DEFAULT_BACKOFF>;
   clientInfo?: { name: string; version: string };
 }
 
-const BACKOFF_MIN_MS = 1000;
-const BACKOFF_MAX_MS = 60_000;
-const FAILURES_BEFORE_FAILED = 5;
-const FAILED_RETRY_MS = 5 * 60_000;
+export const DEFAULT_BACKOFF = { minMs: 1000, maxMs: 60_000, failuresBeforeFailed: 5, failedRetryMs: 5 * 60_000 };
 
 export class McpCallError extends Error {}
 
@@ -55,6 +54,7 @@ export class McpCallError extends Error {}
 export function createMcpConnection(deps: ConnectionDeps) {
   const { server, logger } = deps;
   const random = deps.random ?? Math.random;
+  const backoff = { ...DEFAULT_BACKOFF, ...deps.backoff };
   const stderr: StderrRing = createStderrRing(deps.logsDir ? path.join(deps.logsDir, 'mcp', `${server.name.replace(/[^A-Za-z0-9._-]/g, '_')}.log`) : undefined);
   let state: McpServerState = { name: server.name, status: server.enabled ? 'connecting' : 'disabled', transport: server.transport, updatedAtMs: deps.now() };
   let session: McpSession | undefined;
@@ -173,13 +173,13 @@ export function createMcpConnection(deps: ConnectionDeps) {
       set('failed', reason);
       return;
     }
-    if (failures >= FAILURES_BEFORE_FAILED) {
-      set('failed', `${reason}; retrying every 5 minutes`);
-      later(FAILED_RETRY_MS, reconnect);
+    if (failures >= backoff.failuresBeforeFailed) {
+      set('failed', `${reason}; retrying every ${Math.round(backoff.failedRetryMs / 60_000)} minutes`);
+      later(backoff.failedRetryMs, reconnect);
       return;
     }
     set(wasReady ? 'degraded' : 'reconnecting', reason);
-    const base = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** (failures - 1));
+    const base = Math.min(backoff.maxMs, backoff.minMs * 2 ** (failures - 1));
     later(Math.round(base / 2 + random() * base / 2), reconnect);
   }
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ApprovalRequester, ToolRegistry } from '../agent/types.js';
 import type { ConfigFile } from '../config/types.js';
 import { buildCatalog, type CatalogEntry } from './catalog.js';
-import { createMcpConnection, type McpConnection, type McpServerState } from './connection.js';
+import { createMcpConnection, type ConnectionDeps, type McpConnection, type McpServerState } from './connection.js';
 import { resolveMcpServers, type ResolvedMcpServer } from './server-config.js';
 import type { SampleFn } from './server-requests.js';
 
@@ -23,6 +23,7 @@ export interface McpManagerDeps {
   now?: () => number;
   /** false: connect once, no reconnects (CLI `mcp list` / `mcp test`). */
   retry?: boolean;
+  backoff?: ConnectionDeps['backoff'];
   onStatusChanged?(state: McpServerState): void;
   onToolsChanged?(change: { server: string; tools: string[] }): void;
 }
@@ -66,7 +67,7 @@ export function createMcpManager(deps: McpManagerDeps) {
 
   function add(server: ResolvedMcpServer): McpConnection {
     const connection: McpConnection = createMcpConnection({
-      server, logger: deps.logger, logsDir: deps.logsDir, approvals: deps.approvals, sample: deps.sample, now, retry: deps.retry,
+      server, logger: deps.logger, logsDir: deps.logsDir, approvals: deps.approvals, sample: deps.sample, now, retry: deps.retry, backoff: deps.backoff,
       onState: (state) => {
         if (state.status === 'failed' || state.status === 'degraded') deps.logger.warn(`MCP server ${state.name} ${state.status}: ${state.reason ?? ''}`);
         deps.onStatusChanged?.(state);

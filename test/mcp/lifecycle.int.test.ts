@@ -119,3 +119,26 @@ describe('elicitation', () => {
     expect(never.asked).toHaveLength(1);
   });
 });
+
+describe('reconnect backoff', () => {
+  it('a server that keeps dying goes reconnecting -> failed after repeated failures, then is retried and recovers', async () => {
+    const home = tempHome();
+    fs.mkdirSync(home.root, { recursive: true });
+    const flag = path.join(home.root, 'healthy');
+    // Exits at once until the flag file exists, then serves.
+    const script = `if (!require('fs').existsSync(${JSON.stringify(flag)})) process.exit(1); process.argv.splice(1, Infinity, 'fixture', 'stdio'); import(${JSON.stringify(FIXTURE_SERVER)});`;
+    const statuses: string[] = [];
+    const { manager, registry } = started(home.root, {
+      retry: true,
+      backoff: { minMs: 20, maxMs: 80, failuresBeforeFailed: 3, failedRetryMs: 300 },
+      onStatusChanged: (s) => statuses.push(s.status),
+    });
+    await manager.start(servers({ flaky: { command: NODE, args: ['-e', script], connect_timeout: 5 } }), { wait: true });
+    await until(() => manager.list()[0]!.status === 'failed', 'failed');
+    expect(manager.list()[0]!.reason).toMatch(/^server flaky: .*retrying every/);
+    expect(statuses.filter((s) => s === 'reconnecting').length).toBeGreaterThanOrEqual(2);
+    fs.writeFileSync(flag, '');
+    await until(() => manager.list()[0]!.status === 'ready', 'ready after the retry');
+    expect((await call(registry, 'mcp__flaky__echo', { text: 'back' })).text).toBe('echo: back');
+  });
+});
