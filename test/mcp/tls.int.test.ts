@@ -91,3 +91,37 @@ describe('TLS and client certificates', () => {
     }
   });
 });
+
+describe('SSE over TLS', () => {
+  it('the SSE GET stream and the POSTs both go through the configured CA', async () => {
+    const { EVERYTHING, freePort } = await import('../helpers/mcp.js');
+    const https = await import('node:https');
+    const http = await import('node:http');
+    const port = await freePort();
+    const upstream = await startProcess([EVERYTHING, 'sse'], /listening|running|started/i, { PORT: String(port) });
+    stops.push(upstream.stop);
+    // A TLS-terminating proxy in front of server-everything's SSE endpoint.
+    const proxy = https.createServer({ key: fs.readFileSync(file('server.key')), cert: fs.readFileSync(file('server.pem')) }, (req, res) => {
+      const forward = http.request({ host: '127.0.0.1', port, path: req.url, method: req.method, headers: { ...req.headers, host: `127.0.0.1:${port}` } }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forward.on('error', () => res.destroy());
+      req.pipe(forward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()));
+    stops.push(() => new Promise((resolve) => { proxy.closeAllConnections(); proxy.close(() => resolve()); }));
+    const url = `https://127.0.0.1:${(proxy.address() as { port: number }).port}/sse`;
+    const c = await connect({
+      trusted: { url, transport: 'sse', ssl_verify: file('ca.pem') },
+      untrusted_ca: { url, transport: 'sse', connect_timeout: 10 },
+    });
+    try {
+      expect(c.views.trusted).toMatchObject({ status: 'ready', transport: 'sse' });
+      expect(c.views.untrusted_ca!.status).toBe('failed');
+      expect((await call(c.registry, 'mcp__trusted__echo', { message: 'sse over tls' })).text).toContain('sse over tls');
+    } finally {
+      await c.done();
+    }
+  });
+});
