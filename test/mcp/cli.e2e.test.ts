@@ -34,7 +34,7 @@ describe('switchboard mcp', () => {
 
     const tested = await sb('mcp', 'test', 'fx');
     expect(tested.code).toBe(0);
-    expect(tested.stdout).toMatch(/^server fx: ready in \d+ ms over stdio, legacy era \(2025-11-25\), 11 tools/);
+    expect(tested.stdout).toMatch(/^server fx: ready in \d+ ms over stdio, legacy era \(2025-11-25\), 12 tools/);
     const down = await sb('mcp', 'test', 'down');
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/server down: connect failed: .*\(status failed\)/);

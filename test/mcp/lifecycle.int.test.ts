@@ -99,6 +99,16 @@ describe('elicitation', () => {
     expect(approvals.asked[0]).toMatchObject({ tool: 'elicitation', server: 'fx', form: { message: 'Your name?', schema: { properties: { name: { type: 'string' } } } } });
   });
 
+  it('modern era: the same handlers answer input_required results (defaults fill omitted fields)', async () => {
+    const home = tempHome();
+    const approvals = scriptedApprovals(() => ({ status: 'approved', values: {} }));
+    const { manager, registry } = started(home.root, { approvals: approvals.requester });
+    await manager.start(servers({ fx: { command: NODE, args: [FIXTURE_SERVER, 'stdio', '--legacy', 'reject'] } }), { wait: true });
+    expect(manager.list()[0]!.era).toBe('modern');
+    expect((await call(registry, 'mcp__fx__ask_modern')).text).toBe('elicitation accept {"name":"Nobody"}');
+    expect(approvals.asked[0]).toMatchObject({ tool: 'elicitation', form: { message: 'Your name?' } });
+  });
+
   it('denied -> decline; no answer within elicitation.timeout -> cancel; disabled -> not advertised', async () => {
     const home = tempHome();
     const deny = scriptedApprovals(() => ({ status: 'denied' }));
