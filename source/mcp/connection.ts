@@ -55,7 +55,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
   const { server, logger } = deps;
   const random = deps.random ?? Math.random;
   const backoff = { ...DEFAULT_BACKOFF, ...deps.backoff };
-  const stderr: StderrRing = createStderrRing(deps.logsDir ? path.join(deps.logsDir, 'mcp', `${server.name.replace(/[^A-Za-z0-9._-]/g, '_')}.log`) : undefined);
+  const stderr: StderrRing = createStderrRing(deps.logsDir && server.transport === 'stdio' ? path.join(deps.logsDir, 'mcp', `${server.name.replace(/[^A-Za-z0-9._-]/g, '_')}.log`) : undefined);
   let state: McpServerState = { name: server.name, status: server.enabled ? 'connecting' : 'disabled', transport: server.transport, updatedAtMs: deps.now() };
   let session: McpSession | undefined;
   let http: HttpClient | undefined;
@@ -178,14 +178,15 @@ export function createMcpConnection(deps: ConnectionDeps) {
       later(backoff.failedRetryMs, reconnect);
       return;
     }
-    set(wasReady ? 'degraded' : 'reconnecting', reason);
     const base = Math.min(backoff.maxMs, backoff.minMs * 2 ** (failures - 1));
-    later(Math.round(base / 2 + random() * base / 2), reconnect);
+    const delayMs = Math.round(base / 2 + (random() * base) / 2);
+    set(wasReady ? 'degraded' : 'reconnecting', `${reason}; attempt ${failures} of ${backoff.failuresBeforeFailed}, next in ${(delayMs / 1000).toFixed(1)} s`);
+    later(delayMs, reconnect);
   }
 
   function reconnect(): void {
     if (stopped || session || connecting) return;
-    set('reconnecting', state.reason);
+    if (state.status !== 'reconnecting') set('reconnecting', state.reason);
     ensureSession().catch((error) => handleConnectError(error));
   }
 

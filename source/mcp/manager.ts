@@ -69,7 +69,7 @@ export function createMcpManager(deps: McpManagerDeps) {
     const connection: McpConnection = createMcpConnection({
       server, logger: deps.logger, logsDir: deps.logsDir, approvals: deps.approvals, sample: deps.sample, now, retry: deps.retry, backoff: deps.backoff,
       onState: (state) => {
-        if (state.status === 'failed' || state.status === 'degraded') deps.logger.warn(`MCP server ${state.name} ${state.status}: ${state.reason ?? ''}`);
+        if (['failed', 'degraded', 'reconnecting'].includes(state.status)) deps.logger.warn(`MCP server ${state.name} ${state.status}: ${(state.reason ?? '').replace(`server ${state.name}: `, '')}`);
         deps.onStatusChanged?.(state);
       },
       onDiscovery: (discovery) => register(server, connection, discovery),
