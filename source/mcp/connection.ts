@@ -193,6 +193,8 @@ export function createMcpConnection(deps: ConnectionDeps) {
   function handleConnectError(error: unknown): void {
     let reason = describeError(error);
     if (!reason.startsWith(`server ${server.name}:`)) reason = `server ${server.name}: connect failed: ${reason}`;
+    const tail = server.transport === 'stdio' ? stderr.lines().filter((line) => line.trim() !== '').slice(-3).join(' | ') : '';
+    if (tail && /closed|exited|EPIPE/i.test(reason)) reason += ` (stderr: ${tail})`;
     if (server.protocol === 'legacy' && isModernOnlyRejection(error)) {
       reason += `; the server only speaks the modern era: set mcp_servers.${server.name}.protocol to auto or stateless`;
     }
@@ -275,7 +277,8 @@ export function createMcpConnection(deps: ConnectionDeps) {
       try {
         current = await ensureSession();
       } catch (error) {
-        if (!connecting && state.status !== 'failed') handleConnectError(error);
+        // A retry already scheduled keeps its pace; otherwise this failure starts the backoff.
+        if (!connecting && timers.size === 0) handleConnectError(error);
         throw new McpCallError(`server ${server.name}: not connected: ${describeError(error)}`);
       }
       try {

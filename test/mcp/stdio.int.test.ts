@@ -115,4 +115,16 @@ describe('stdio servers', () => {
     expect(manager.list()).toEqual([expect.objectContaining({ name: 'off', status: 'disabled', tools: [] })]);
     expect(registry.list()).toEqual([]);
   });
+
+  it('a server that dies at start fails with its stderr in the reason; a missing command says so', async () => {
+    const home = tempHome();
+    const { manager } = started(home.root);
+    await manager.start(servers({
+      dies: { command: NODE, args: ['-e', "console.error('boom: missing API key'); process.exit(4)"] },
+      nocmd: { command: '/nonexistent/server' },
+    }), { wait: true });
+    const views = Object.fromEntries(manager.list().map((v) => [v.name, v]));
+    expect(views.dies).toMatchObject({ status: 'failed', reason: 'server dies: connect failed: Connection closed (stderr: boom: missing API key)' });
+    expect(views.nocmd!.reason).toBe('server nocmd: connect failed: cannot start /nonexistent/server: spawn /nonexistent/server ENOENT');
+  });
 });
