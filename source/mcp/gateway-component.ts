@@ -14,6 +14,8 @@ export interface McpCommands {
    * The component also does this by itself within about a second when `mcp_servers` changes on disk.
    */
   reload(): Promise<McpReloadResult>;
+  /** Closes and reconnects one server with its current entry; false when no such server. */
+  reconnect(name: string): Promise<boolean>;
   list(): McpServerView[];
 }
 
@@ -96,6 +98,7 @@ export function createMcpComponent(deps: {
     },
     commands: {
       reload,
+      reconnect: (name) => manager.reconnect(name),
       list: () => manager.list(),
     },
     snapshot: () => ({ servers: manager.list().map(({ tools, ...rest }) => ({ ...rest, toolCount: tools.length })) }),

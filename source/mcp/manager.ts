@@ -122,6 +122,14 @@ export function createMcpManager(deps: McpManagerDeps) {
       deps.logger.info(`MCP reload: added ${list(result.added)}, changed ${list(result.changed)}, removed ${list(result.removed)}, kept ${list(result.unchanged)}`);
       return result;
     },
+    /** Drops one server's connection and connects it again with the same entry (the console's `R`). */
+    async reconnect(name: string): Promise<boolean> {
+      const existing = connections.get(name);
+      if (!existing) return false;
+      await remove(name);
+      void add(existing.server).start();
+      return true;
+    },
     list(): McpServerView[] {
       return [...connections.values()].map((c) => ({ ...c.state, tools: registered.get(c.server.name) ?? [] }));
     },

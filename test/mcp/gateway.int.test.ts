@@ -70,6 +70,13 @@ describe('MCP in the gateway', () => {
     expect(gateway.tools.get('mcp__added__echo')).toBeDefined();
     expect(gateway.mcp.list().find((s) => s.name === 'keep')!.updatedAtMs).toBe(keptSince);
     expect(toolEvents).toContainEqual({ server: 'drop', tools: [] });
+
+    const before = Number((await gateway.tools.get('mcp__keep__pid')!.execute({}, { runId: 'r', origin: 'test', signal: new AbortController().signal, requestApproval: async () => ({ status: 'denied' }) }) as { text: string }).text);
+    expect(await gateway.mcp.reconnect('keep')).toBe(true);
+    expect(await gateway.mcp.reconnect('nope')).toBe(false);
+    await until(() => gateway.mcp.list().find((s) => s.name === 'keep')?.status === 'ready', 'keep reconnected');
+    const after = Number((await gateway.tools.get('mcp__keep__pid')!.execute({}, { runId: 'r', origin: 'test', signal: new AbortController().signal, requestApproval: async () => ({ status: 'denied' }) }) as { text: string }).text);
+    expect(after).not.toBe(before);
   });
 });
 
