@@ -91,4 +91,36 @@ describe('remote servers', () => {
     expect(views.skipped!.status).toBe('failed');
     expect(views.skipped!.reason).not.toMatch(/not an MCP endpoint/);
   });
+
+  it('preflight: HEAD 405 -> GET; headers on every request; an HTML GET with a real MCP POST behind it passes after the initialize probe', async () => {
+    const home = tempHome();
+    const target = new URL(await fixtureHttp('stateless'));
+    const seen: string[] = [];
+    const apiKeys = new Set<string | undefined>();
+    const front = http.createServer((req, res) => {
+      seen.push(req.method!);
+      apiKeys.add(req.headers['x-api-key'] as string | undefined);
+      if (req.method === 'HEAD') {
+        res.writeHead(405);
+        return res.end();
+      }
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        return res.end('<html>docs page</html>');
+      }
+      const forward = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(forward);
+    });
+    await new Promise<void>((r) => front.listen(0, '127.0.0.1', () => r()));
+    cleanups.push(() => new Promise((r) => { front.closeAllConnections(); front.close(() => r()); }));
+    const { manager, registry } = started(home.root);
+    await manager.start(servers({ docs: { url: `http://127.0.0.1:${(front.address() as { port: number }).port}/mcp`, headers: { 'X-Api-Key': 'k1' } } }), { wait: true });
+    expect(manager.list()[0]).toMatchObject({ status: 'ready' });
+    expect(seen.slice(0, 3)).toEqual(['HEAD', 'GET', 'POST']);
+    expect((await call(registry, 'mcp__docs__echo', { text: 'behind a docs page' })).text).toBe('echo: behind a docs page');
+    expect([...apiKeys]).toEqual(['k1']); // every request, preflight included, carried the configured header
+  });
 });
