@@ -4,6 +4,7 @@ import { createAgentStack, type AgentStack } from '../agent/agent-stack.js';
 import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
 import { routeTargetIssues } from '../delivery/check-config.js';
 import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
+import { createMcpComponent, type McpCommands, type McpSnapshot } from '../mcp/gateway-component.js';
 import { createAuditLog } from '../store/audit.js';
 import type { Store } from '../store/database.js';
 import { buildWebhookServer } from '../webhooks/server.js';
@@ -33,6 +34,7 @@ export interface GatewaySnapshot {
   timezone: string;
   approvalsPending: number;
   webhook: { enabled: boolean; url: string | null; routes: string[] };
+  mcp: McpSnapshot;
 }
 
 export interface Gateway {
@@ -48,6 +50,8 @@ export interface Gateway {
   tools: AgentStack['tools'];
   /** Delivers outputs to targets, records them, retries failed ones (`deliveries.retry(id)`). */
   deliveries: DeliveryService;
+  /** MCP servers: `mcp.reload()` (spec /reload-mcp), `mcp.list()`. */
+  mcp: McpCommands;
 }
 
 /** Wires the core: the home lock first, then intake. Stop runs the same list backwards. */
@@ -65,6 +69,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const targetIssues = routeTargetIssues(config.values);
   if (targetIssues.length > 0) throw invalidConfigError(targetIssues, config.home.configFile);
   const deliveries = createDeliveryService({ homeRoot: config.home.root, logger, config: config.values, store: deps.store, events, now });
+  const mcp = createMcpComponent({ config, logger, events, tools: agentStack.tools, approvals: agentStack.approvals, model: agentStack.agent.model, now });
   const webhookApp = config.webhook.enabled ? buildWebhookServer({ logger }) : null;
 
   let status: GatewayStatus = 'idle';
@@ -80,6 +85,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       },
       stop: () => lock?.release(),
     },
+    // Stopped after the approval queue is cancelled (STYLE.md section 2: cancel approvals, then close MCP clients).
+    mcp.component,
     // Started before intake so that stopping (reverse order) closes intake first, then cancels approvals.
     { name: 'approval queue', start: () => {}, stop: () => agentStack.approvals.cancelAll('the gateway is stopping') },
   ];
@@ -109,6 +116,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     approvals: agentStack.approvals,
     tools: agentStack.tools,
     deliveries,
+    mcp: mcp.commands,
     async start() {
       if (status !== 'idle') throw new Error(`Gateway cannot start from status ${status}`);
       status = 'starting';
@@ -142,6 +150,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       timezone: config.timezone,
       approvalsPending: agentStack.approvals.pending().length,
       webhook: { enabled: config.webhook.enabled, url: webhookUrl, routes: config.webhook.routeNames },
+      mcp: mcp.snapshot(),
     }),
   };
 }
