@@ -110,7 +110,11 @@ export function webhookCommand(): Command {
     .action((rawName: string, _options, command: Command) => {
       withContext(command, ({ settings, store }) => {
         const name = rawName.trim().toLowerCase();
-        if (createSubscriptionStore(store).remove(name)) return say(`Removed subscription "${name}"; the gateway stops serving /webhooks/${name} at once.`);
+        if (createSubscriptionStore(store).remove(name)) {
+          return say(settings.routes.has(name)
+            ? `Removed subscription "${name}"; the static route "${name}" in config.json keeps serving /webhooks/${name}.`
+            : `Removed subscription "${name}"; the gateway stops serving /webhooks/${name} at once.`);
+        }
         if (settings.routes.has(rawName)) {
           throw new ConfigError('STATIC_ROUTE', `"${rawName}" is a static route in config.json, not a subscription`,
             `Remove it with: switchboard config unset platforms.webhook.extra.routes.${rawName} (then restart the gateway).`);
