@@ -67,8 +67,9 @@ export function createDeliveryStore(store: Store) {
   const dropExpiredKeys = db.prepare('DELETE FROM webhook_idempotency WHERE expires_at_ms <= ?');
   const insert = db.prepare(`INSERT INTO webhook_deliveries (route, delivery_id, event, headers, body, prompt, skills, target, target_extra, state, replay_of, received_at_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`);
-  const nextQueued = db.prepare(`SELECT ${columns} FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT 1`);
-  const markRunning = db.prepare(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = ? WHERE id = ? AND state = 'queued'`);
+  // One statement: the oldest queued row becomes running and comes back (no separate read, no race).
+  const claim = db.prepare(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = ?
+    WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT ?) RETURNING ${columns}`);
   const recordRun = db.prepare('UPDATE webhook_deliveries SET run_id = ?, run_status = ?, output = ?, error = ? WHERE id = ?');
   const finish = db.prepare('UPDATE webhook_deliveries SET state = ?, delivery_detail = ?, finished_at_ms = ? WHERE id = ?');
   const requeue = db.prepare(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE id = ? AND state = 'running'`);
@@ -89,6 +90,14 @@ export function createDeliveryStore(store: Store) {
     return Number(result.lastInsertRowid);
   };
 
+  const acceptOne = (row: NewDelivery, dedupUntilMs?: number): AcceptOutcome => {
+    if (dedupUntilMs !== undefined) {
+      dropExpiredKey.run(row.route, row.deliveryId, row.receivedAtMs);
+      if (claimKey.run(row.route, row.deliveryId, dedupUntilMs).changes === 0) return { kind: 'duplicate' };
+    }
+    return { kind: 'accepted', seq: insertRow(row) };
+  };
+
   return {
     /**
      * Persists an accepted delivery, or reports a duplicate when `dedupUntilMs` is given and the
@@ -96,13 +105,11 @@ export function createDeliveryStore(store: Store) {
      * concurrent requests (even from several processes) with one id accept exactly once.
      */
     accept(row: NewDelivery, dedupUntilMs?: number): AcceptOutcome {
-      return store.transaction(() => {
-        if (dedupUntilMs !== undefined) {
-          dropExpiredKey.run(row.route, row.deliveryId, row.receivedAtMs);
-          if (claimKey.run(row.route, row.deliveryId, dedupUntilMs).changes === 0) return { kind: 'duplicate' } as const;
-        }
-        return { kind: 'accepted', seq: insertRow(row) } as const;
-      });
+      return store.transaction(() => acceptOne(row, dedupUntilMs));
+    },
+    /** Several accepts in one write transaction (group commit), each decided in order. */
+    acceptMany(rows: ReadonlyArray<{ row: NewDelivery; dedupUntilMs?: number }>): AcceptOutcome[] {
+      return store.transaction(() => rows.map(({ row, dedupUntilMs }) => acceptOne(row, dedupUntilMs)));
     },
     /** A replay: a new queued delivery copied from a recorded one (no idempotency key). */
     enqueueReplay(original: DeliveryRecord, now: number): DeliveryRecord {
@@ -115,12 +122,11 @@ export function createDeliveryStore(store: Store) {
     },
     /** Takes the oldest queued delivery and marks it running (FIFO). */
     claimNext(now: number): DeliveryRecord | undefined {
-      return store.transaction(() => {
-        const row = fromRow(nextQueued.get() as Record<string, unknown> | undefined);
-        if (!row) return undefined;
-        markRunning.run(now, row.seq);
-        return { ...row, state: 'running' as const, startedAtMs: now };
-      });
+      return this.claim(now, 1)[0];
+    },
+    /** Takes up to `limit` of the oldest queued deliveries, oldest first, in one statement. */
+    claim(now: number, limit: number): DeliveryRecord[] {
+      return claim.all(now, limit).map((row) => fromRow(row as Record<string, unknown>)!).sort((a, b) => a.seq - b.seq);
     },
     /** The agent finished: its result is recorded before delivery, so a crash now never re-runs it. */
     recordRun(seq: number, run: { runId: string; status: string; output: string; error?: string }): void {

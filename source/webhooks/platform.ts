@@ -6,6 +6,7 @@ import type { GatewayEvents } from '../gateway/events.js';
 import type { Store } from '../store/database.js';
 import { createDeliveryStore, type DeliveryRecord, type DeliveryState } from '../store/webhook-deliveries.js';
 import { createSubscriptionStore } from '../store/webhook-subscriptions.js';
+import { createAcceptBatcher, createWriteBatcher } from './group-commit.js';
 import { subscriptionRoute, type ResolvedRoute, type ResolvedWebhooks } from './config.js';
 import { createRateLimiter } from './rate-limit.js';
 import { createRunQueue } from './run-queue.js';
@@ -39,7 +40,7 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   const deliveries = createDeliveryStore(deps.store);
   const subscriptions = createSubscriptionStore(deps.store);
   const rateLimiter = createRateLimiter(now);
-  const queue = createRunQueue({ deliveries, runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs });
+  const queue = createRunQueue({ deliveries, writes: createWriteBatcher(deps.store), runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs });
 
   const findRoute = (name: string): ResolvedRoute | undefined => {
     const fixed = settings.routes.get(name);
@@ -48,9 +49,10 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     return subscription ? subscriptionRoute(subscription, settings) : undefined;
   };
 
-  const accept = (input: IntakeInput) => {
+  const acceptBatched = createAcceptBatcher(deliveries);
+  const accept = async (input: IntakeInput) => {
     const receivedAtMs = now();
-    const outcome = deliveries.accept({
+    const outcome = await acceptBatched({
       route: input.route.name,
       deliveryId: input.deliveryId,
       event: input.event,

@@ -3,9 +3,12 @@ import type { RunAgent, RunResult } from '../agent/types.js';
 import type { Deliver, DeliveryResult } from '../delivery/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
 import type { DeliveryRecord, DeliveryStore } from '../store/webhook-deliveries.js';
+import type { WriteBatcher } from './group-commit.js';
 
 export interface RunQueueDeps {
   deliveries: DeliveryStore;
+  /** Group commit for run bookkeeping; without it each write commits on its own. */
+  writes?: WriteBatcher;
   runAgent: RunAgent;
   deliver: Deliver;
   maxConcurrentRuns: number;
@@ -38,24 +41,37 @@ export function createRunQueue(deps: RunQueueDeps) {
   let stopping = true;
   let timer: NodeJS.Timeout | undefined;
 
+  const write = deps.writes ?? (async (work: () => void) => work());
+
   const pump = (): void => {
-    while (!stopping && active.size < deps.maxConcurrentRuns) {
-      const row = deps.deliveries.claimNext(deps.now());
-      if (!row) return;
-      launch(row);
-    }
+    if (stopping || active.size >= deps.maxConcurrentRuns) return;
+    for (const row of deps.deliveries.claim(deps.now(), deps.maxConcurrentRuns - active.size)) launch(row);
+  };
+
+  // One pump per turn of the event loop, however many deliveries arrived or runs ended: runs that
+  // never wait on I/O (dry-run) then take at most max_concurrent_runs slots per turn and cannot
+  // starve the intake (microtasks run between immediates, so one pump per event would not yield).
+  let pumpScheduled = false;
+  const schedulePump = (): void => {
+    if (pumpScheduled) return;
+    pumpScheduled = true;
+    setImmediate(() => {
+      pumpScheduled = false;
+      pump();
+    });
   };
 
   const launch = (row: DeliveryRecord): void => {
     const controller = new AbortController();
     const done = execute(row, controller.signal)
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         deps.logger.error({ err: error, route: row.route, deliveryId: row.deliveryId }, `Webhook run crashed: ${row.route} ${row.deliveryId}`);
-        finish(row, { runId: null, runStatus: null }, 'failed', { ok: false, reason: `internal error: ${(error as Error).message}` });
+        await finish(row, { runId: null, runStatus: null }, 'failed', { ok: false, reason: `internal error: ${(error as Error).message}` })
+          .catch((failure: unknown) => deps.logger.error({ err: failure }, `Recording the failure of ${row.deliveryId} failed`));
       })
       .finally(() => {
         active.delete(row.seq);
-        pump();
+        schedulePump();
       });
     active.set(row.seq, { controller, done });
   };
@@ -69,7 +85,7 @@ export function createRunQueue(deps: RunQueueDeps) {
       deps.logger.info({ route: row.route, deliveryId: row.deliveryId }, `Webhook run interrupted by shutdown, queued again: ${row.route} ${row.deliveryId}`);
       return;
     }
-    deps.deliveries.recordRun(row.seq, { runId: result.runId, status: result.status, output: result.output, error: result.error });
+    await write(() => deps.deliveries.recordRun(row.seq, { runId: result.runId, status: result.status, output: result.output, error: result.error }));
     await deliverRun(row, result);
   }
 
@@ -83,11 +99,12 @@ export function createRunQueue(deps: RunQueueDeps) {
       subject: { kind: 'webhook', route: row.route, deliveryId: row.deliveryId, event: row.event },
       failed,
     });
-    finish(row, { runId: run.runId, runStatus: run.status }, failed ? 'failed' : result.ok ? 'delivered' : 'delivery_failed', result);
+    await finish(row, { runId: run.runId, runStatus: run.status }, failed ? 'failed' : result.ok ? 'delivered' : 'delivery_failed', result);
   }
 
-  function finish(row: DeliveryRecord, run: { runId: string | null; runStatus: string | null }, state: 'delivered' | 'failed' | 'delivery_failed', delivery: DeliveryResult): void {
-    deps.deliveries.finish(row.seq, state, delivery.ok ? delivery.detail : delivery.reason, deps.now());
+  async function finish(row: DeliveryRecord, run: { runId: string | null; runStatus: string | null }, state: 'delivered' | 'failed' | 'delivery_failed', delivery: DeliveryResult): Promise<void> {
+    const atMs = deps.now();
+    await write(() => deps.deliveries.finish(row.seq, state, delivery.ok ? delivery.detail : delivery.reason, atMs));
     const line = `Webhook ${row.route} delivery ${row.deliveryId}: ${state}${delivery.ok ? '' : ` (${delivery.reason})`}`;
     if (state === 'delivered') deps.logger.info({ route: row.route, deliveryId: row.deliveryId, state }, line);
     else deps.logger.warn({ route: row.route, deliveryId: row.deliveryId, state }, line);
@@ -114,9 +131,7 @@ export function createRunQueue(deps: RunQueueDeps) {
       pump();
     },
     /** Called after a delivery is persisted; the run starts on a later tick, after the 202 has gone out. */
-    notify(): void {
-      setImmediate(pump);
-    },
+    notify: schedulePump,
     /** Stops taking work, cancels running runs (queued again for the next start) and waits for them. */
     async stop(): Promise<void> {
       stopping = true;

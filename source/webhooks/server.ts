@@ -25,7 +25,7 @@ export interface WebhookServerDeps {
   findRoute(name: string): ResolvedRoute | undefined;
   rateLimiter: RateLimiter;
   /** Persists and enqueues (before the 202 goes out), or reports a duplicate. */
-  accept(input: IntakeInput): { kind: 'accepted' } | { kind: 'duplicate' };
+  accept(input: IntakeInput): Promise<{ kind: 'accepted' } | { kind: 'duplicate' }>;
   /** Called once per request from the onResponse hook, whatever the outcome. */
   onOutcome(record: WebhookRequestRecord): void;
 }
@@ -109,12 +109,12 @@ export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
         const length = Number(request.headers['content-length']);
         if (Number.isFinite(length) && length > deps.maxBodyBytes) return refuse(reply, state, 'too_large', 413, 'Payload too large');
       },
-    }, (request, reply) => handle(deps, request, reply));
+    }, async (request, reply) => handle(deps, request, reply));
   });
   return app;
 }
 
-function handle(deps: WebhookServerDeps, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+async function handle(deps: WebhookServerDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const state = request.webhook!;
   const route = state.resolved!;
   const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -139,7 +139,7 @@ function handle(deps: WebhookServerDeps, request: FastifyRequest, reply: Fastify
     state.outcome = 'ignored';
     return reply.code(200).send({ status: 'ignored', event });
   }
-  const result = deps.accept({ route, event, deliveryId: delivery.id, dedup: delivery.fromSender, headers: selectHeaders(request.headers), rawBody: raw, payload: body.value });
+  const result = await deps.accept({ route, event, deliveryId: delivery.id, dedup: delivery.fromSender, headers: selectHeaders(request.headers), rawBody: raw, payload: body.value });
   if (result.kind === 'duplicate') {
     state.outcome = 'duplicate';
     return reply.code(200).send({ status: 'duplicate', delivery_id: delivery.id });

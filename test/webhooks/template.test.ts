@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- real payloads are arbitrary JSON, read field by field in the expectations */
 import { describe, expect, it } from 'vitest';
 import { RAW_CHARS, renderExtra, renderPrompt, renderTemplate, VALUE_JSON_CHARS } from '../../source/webhooks/template.js';
 import { githubExample, gitlabPayload } from '../helpers/webhooks.js';
