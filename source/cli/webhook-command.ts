@@ -4,6 +4,7 @@ import { generateSecret } from '../config/default-config.js';
 import { ConfigError } from '../config/errors.js';
 import type { HomeLayout } from '../config/home.js';
 import { resolveConfig } from '../config/load.js';
+import type { ConfigFile } from '../config/types.js';
 import { MASK } from '../config/mask.js';
 import { runningGateway } from '../gateway/lock.js';
 import { listenerUrl } from '../gateway/webhook-listener.js';
@@ -19,6 +20,7 @@ import { print, say } from './output.js';
 interface Context {
   home: HomeLayout;
   settings: ResolvedWebhooks;
+  values: ConfigFile;
   store: Store;
 }
 
@@ -32,20 +34,21 @@ export function webhookCommand(): Command {
     .option('--events <list>', 'accepted event names, comma-separated (default: all)')
     .option('--prompt <template>', 'prompt template, e.g. "Review {pull_request.html_url}" (default: the whole payload as JSON)')
     .option('--skills <list>', 'skills, comma-separated; only the first one found is loaded')
-    .option('--deliver <target>', 'delivery target: log (default), local, github_comment, telegram:<chat>...')
+    .option('--deliver <target>', 'delivery target: log (default), local, github_comment, telegram[:chat], discord, slack, signal, sms, email')
     .option('--deliver-extra <key=value>', 'target parameter, a template (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--secret <secret>', 'shared secret (default: generated; a re-subscribe keeps the current one)')
     .option('--description <text>', 'shown in webhook list and the console')
     .option('--json', 'machine-readable output (secret masked unless --show-secret)')
     .option('--show-secret', 'include the secret in --json output')
     .action((rawName: string, options: SubscribeOptions, command: Command) => {
-      withContext(command, ({ home, settings, store }) => {
+      withContext(command, ({ home, settings, store, values }) => {
         const name = subscriptionName(rawName);
         const subscriptions = createSubscriptionStore(store);
         // A re-subscribe changes only what is given (`--events ""` clears the list) and keeps the secret.
         const previous = subscriptions.get(name);
         const deliver = options.deliver ?? previous?.deliver ?? 'log';
-        const warning = checkTarget(deliver);
+        const deliverExtra = options.deliverExtra.length > 0 ? extraPairs(options.deliverExtra) : previous?.deliverExtra ?? {};
+        checkTarget(deliver, deliverExtra, values);
         checkSecretChoice(options.secret, settings.host);
         const { subscription, created } = subscriptions.save({
           name,
@@ -54,7 +57,7 @@ export function webhookCommand(): Command {
           prompt: options.prompt ?? previous?.prompt ?? null,
           skills: options.skills !== undefined ? commaList(options.skills) : previous?.skills ?? [],
           deliver,
-          deliverExtra: options.deliverExtra.length > 0 ? extraPairs(options.deliverExtra) : previous?.deliverExtra ?? {},
+          deliverExtra,
           description: options.description ?? previous?.description ?? null,
         }, generateSecret, Date.now());
         const url = `${baseUrl(home, settings)}/webhooks/${name}`;
@@ -71,7 +74,6 @@ export function webhookCommand(): Command {
           if (subscription.skills.length > 0) print(`Skills:   ${subscription.skills.join(', ')} (first one found is loaded)`);
         }
         if (shadowed) say(`Note: config.json has a static route "${name}"; it wins, so this subscription is not served until that route is removed.`);
-        if (warning) say(`Note: ${warning}`);
         const gateway = runningGateway(home.lockFile);
         say(gateway ? `The running gateway (pid ${gateway.pid}) serves it now.` : 'No gateway is running: start it with switchboard gateway.');
       });
@@ -231,12 +233,13 @@ function baseUrl(home: HomeLayout, settings: ResolvedWebhooks): string {
 function open(command: Command): Context {
   const home = homeOf(command);
   const { file } = loadConfigFor(home, command.optsWithGlobals<{ home?: string }>().home);
-  const settings = resolveWebhooks(resolveConfig(file, home));
+  const config = resolveConfig(file, home);
+  const settings = resolveWebhooks(config);
   if (!settings.enabled) {
     throw new ConfigError('WEBHOOK_DISABLED', `The webhook platform is disabled in ${home.configFile} (platforms.webhook.enabled is not true)`,
       'Enable it with: switchboard config set platforms.webhook.enabled true (then restart the gateway).');
   }
-  return { home, settings, store: openStore(home.stateDb) };
+  return { home, settings, values: config.values, store: openStore(home.stateDb) };
 }
 
 function withContext(command: Command, work: (context: Context) => void): void {

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { RunEvent, RunResult } from '../agent/types.js';
+import type { DeliveryRequest, DeliveryResult } from '../delivery/types.js';
 import type { ApprovalRecord } from '../store/approvals.js';
 import type { WebhookCompleted, WebhookRequestRecord, WebhookRunStarted } from '../webhooks/types.js';
 
@@ -18,6 +19,7 @@ export interface GatewayEventMap {
   'run.started': [{ runId: string; origin: string; prompt: string; atMs: number }];
   'run.progressed': [{ runId: string; origin: string; event: RunEvent }];
   'run.finished': [RunResult & { origin: string }];
+  'delivery.finished': [{ target: string; subject: DeliveryRequest['subject']; result: DeliveryResult }];
 }
 
 export type GatewayEvents = EventEmitter<GatewayEventMap>;

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createAgentStack, type AgentStack } from '../agent/agent-stack.js';
-import type { ResolvedConfig } from '../config/load.js';
+import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
+import { routeTargetIssues } from '../delivery/check-config.js';
+import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
 import { createAuditLog } from '../store/audit.js';
 import type { Store } from '../store/database.js';
-import { createDeliver } from '../delivery/deliver.js';
 import { resolveWebhooks } from '../webhooks/config.js';
 import { createWebhookPlatform, type WebhookPlatform } from '../webhooks/platform.js';
 import type { DeliveryState } from '../store/webhook-deliveries.js';
@@ -47,6 +48,8 @@ export interface Gateway {
   runAgent: AgentStack['runAgent'];
   approvals: AgentStack['approvals'];
   tools: AgentStack['tools'];
+  /** Delivers outputs to targets, records them, retries failed ones (`deliveries.retry(id)`). */
+  deliveries: DeliveryService;
   /** Webhook commands: replay a recorded delivery, send a signed test request through the intake. */
   webhooks: Pick<WebhookPlatform, 'replay' | 'test'>;
 }
@@ -65,9 +68,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     config, store: deps.store, logger, events, now,
     policy: deps.mode === 'console' ? 'interactive' : (config.values.approvals?.headless ?? 'deny'),
   });
+  const targetIssues = routeTargetIssues(config.values);
+  if (targetIssues.length > 0) throw invalidConfigError(targetIssues, config.home.configFile);
+  const deliveries = createDeliveryService({ homeRoot: config.home.root, logger, config: config.values, store: deps.store, events, now });
   // Throws ConfigError for a route without a secret, or INSECURE_NO_AUTH on a non-loopback host.
   const webhooks = config.webhook.enabled
-    ? createWebhookPlatform({ settings: resolveWebhooks(config), store: deps.store, logger, events, now, runAgent: agentStack.runAgent, deliver: createDeliver({ homeRoot: config.home.root, logger, now }) })
+    ? createWebhookPlatform({ settings: resolveWebhooks(config), store: deps.store, logger, events, now, runAgent: agentStack.runAgent, deliver: deliveries.deliver })
     : null;
   const webhookApp = webhooks?.app ?? null;
 
@@ -116,6 +122,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     runAgent: agentStack.runAgent,
     approvals: agentStack.approvals,
     tools: agentStack.tools,
+    deliveries,
     webhooks: {
       replay: (deliveryId) => webhooks ? webhooks.replay(deliveryId) : { ok: false, reason: webhookDisabled },
       test: async (route, input) => webhooks ? webhooks.test(route, input) : { ok: false, reason: webhookDisabled },

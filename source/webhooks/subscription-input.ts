@@ -1,9 +1,8 @@
 import { ConfigError } from '../config/errors.js';
+import type { ConfigFile } from '../config/types.js';
+import { platformSettings } from '../delivery/platforms.js';
+import { resolveTarget } from '../delivery/targets.js';
 import { INSECURE_NO_AUTH, isLoopback, SUBSCRIPTION_NAME } from './config.js';
-
-/** Target kinds a route may name (spec 2.10); only `log` and `local` deliver today. */
-export const TARGET_KINDS = ['log', 'local', 'github_comment', 'telegram', 'discord', 'slack', 'signal', 'sms', 'email'] as const;
-export const BUILT_TARGETS = new Set(['log', 'local']);
 
 export function subscriptionName(raw: string): string {
   const name = raw.trim().toLowerCase();
@@ -30,13 +29,13 @@ export function extraPairs(pairs: readonly string[]): Record<string, string> {
   return out;
 }
 
-/** Refuses an unknown target kind; returns a warning for kinds not built yet. */
-export function checkTarget(target: string): string | undefined {
-  const kind = target.split(':')[0]!;
-  if (!(TARGET_KINDS as readonly string[]).includes(kind)) {
-    throw new ConfigError('BAD_TARGET', `--deliver "${target}" is not a delivery target`, `Use one of: ${TARGET_KINDS.join(', ')} (spec 2.10), e.g. --deliver log.`);
-  }
-  return BUILT_TARGETS.has(kind) ? undefined : `Target "${kind}" is not available yet: until the delivery targets land, its deliveries end as delivery_failed with that reason. Use log or local meanwhile.`;
+/**
+ * Checks `--deliver` the way static routes are checked at startup (known kind, platform enabled,
+ * credentials, recipient), so a subscription cannot be created with a target that cannot deliver.
+ */
+export function checkTarget(target: string, extra: Record<string, string>, values: ConfigFile): void {
+  const checked = resolveTarget(target, extra, platformSettings(values), { for: 'webhook' });
+  if (!checked.ok) throw new ConfigError('BAD_TARGET', `--deliver "${target}": ${checked.reason}`, 'Fix the platform settings in config.json, or use --deliver log or local.');
 }
 
 export function checkSecretChoice(secret: string | undefined, host: string): void {

@@ -48,10 +48,13 @@ describe('switchboard webhook', () => {
     const badName = await cli(home, 'webhook', 'subscribe', 'no/slash');
     expect([badName.code, badName.stderr]).toEqual([1, expect.stringContaining('"no/slash" is not a valid subscription name')]);
     const badTarget = await cli(home, 'webhook', 'subscribe', 'x', '--deliver', 'pigeon');
-    expect(badTarget.stderr).toContain('--deliver "pigeon" is not a delivery target');
-    const later = await cli(home, 'webhook', 'subscribe', 'x', '--deliver', 'telegram:42');
+    expect(badTarget.stderr).toContain('--deliver "pigeon": unknown delivery target "pigeon"');
+    const disabled = await cli(home, 'webhook', 'subscribe', 'x', '--deliver', 'telegram:42');
+    expect([disabled.code, disabled.stderr]).toEqual([1, expect.stringContaining('--deliver "telegram:42": platforms.telegram is not enabled')]);
+    const noRepo = await cli(home, 'webhook', 'subscribe', 'x', '--deliver', 'github_comment');
+    expect(noRepo.stderr).toContain('github_comment needs deliver_extra.repo');
+    const later = await cli(home, 'webhook', 'subscribe', 'x', '--deliver', 'github_comment', '--deliver-extra', 'repo={repository.full_name}', '--deliver-extra', 'pr_number={number}');
     expect(later.code).toBe(0);
-    expect(later.stderr).toContain('Target "telegram" is not available yet');
     const shadowed = await cli(home, 'webhook', 'subscribe', 'demo');
     expect(shadowed.stderr).toContain('config.json has a static route "demo"; it wins');
     expect((await cli(home, 'webhook', 'remove', 'demo')).stderr).toContain('Removed subscription "demo"; the static route "demo" in config.json keeps serving /webhooks/demo.');

@@ -85,27 +85,30 @@ describe('webhook run queue (real runner)', () => {
     expect(run.output).toContain('[dry-run]');
   });
 
-  it('delivers to log and local, records "not available yet" for other targets, and delivers failed or empty runs too', async () => {
+  it('delivers to log and local, records a delivery that could not be made as delivery_failed, and delivers failed or empty runs too', async () => {
     const gated = await startGatedModel((prompt) => (prompt === 'empty' ? '' : `out: ${prompt}`));
     cleanups.push(() => gated.close());
     gated.setMode('answer');
     const { send, completed, deliveries, home, log } = await started({
       gated,
-      routes: { l: { secret: SECRET, prompt: '{p}', deliver: 'log' }, f: { secret: SECRET, prompt: '{p}', deliver: 'local' }, t: { secret: SECRET, prompt: '{p}', deliver: 'telegram:42' } },
+      routes: { l: { secret: SECRET, prompt: '{p}', deliver: 'log' }, f: { secret: SECRET, prompt: '{p}', deliver: 'local' }, t: { secret: SECRET, prompt: '{p}', deliver: 'local' } },
     });
+    // Route t's delivery folder cannot be created: a file sits where it should be.
+    fs.mkdirSync(path.join(home.root, 'deliveries'), { recursive: true });
+    fs.writeFileSync(path.join(home.root, 'deliveries', 't'), 'in the way');
     const toLog = await send('l', { p: 'hello log' });
     const toFile = await send('f', { p: 'hello file' });
     const empty = await send('f', { p: 'empty' });
-    const toTelegram = await send('t', { p: 'hello chat' });
+    const blocked = await send('t', { p: 'hello blocked' });
     await waitUntil(() => completed.length === 4, 20_000, 'four deliveries');
     expect(deliveries.findByDeliveryId(toLog)).toMatchObject({ state: 'delivered', output: 'out: hello log', deliveryDetail: 'written to gateway.log' });
     expect(log.text()).toContain('out: hello log');
     expect(fs.readFileSync(path.join(home.root, 'deliveries', 'f', `${toFile}.md`), 'utf8')).toBe('out: hello file\n');
     expect(deliveries.findByDeliveryId(empty)).toMatchObject({ state: 'delivered', output: '' });
     expect(fs.readFileSync(path.join(home.root, 'deliveries', 'f', `${empty}.md`), 'utf8')).toBe('\n');
-    expect(deliveries.findByDeliveryId(toTelegram)).toMatchObject({ state: 'delivery_failed', runStatus: 'ok' });
-    expect(deliveries.findByDeliveryId(toTelegram)!.deliveryDetail).toMatch(/telegram:42.*not available yet/);
-    expect(completed.find((event) => event.deliveryId === toTelegram)!.delivery).toEqual({ ok: false, reason: expect.stringContaining('not available yet') });
+    expect(deliveries.findByDeliveryId(blocked)).toMatchObject({ state: 'delivery_failed', runStatus: 'ok', output: 'out: hello blocked' });
+    expect(deliveries.findByDeliveryId(blocked)!.deliveryDetail).toMatch(/cannot write .*deliveries\/t\//);
+    expect(completed.find((event) => event.deliveryId === blocked)!.delivery).toMatchObject({ ok: false, reason: expect.stringContaining('cannot write') });
 
     gated.setMode('fail');
     const failing = await send('f', { p: 'boom' });
