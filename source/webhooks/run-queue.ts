@@ -43,14 +43,19 @@ export function createRunQueue(deps: RunQueueDeps) {
 
   const write = deps.writes ?? (async (work: () => void) => work());
 
+  /** Starts one run per turn of the event loop while slots and work remain. */
   const pump = (): void => {
     if (stopping || active.size >= deps.maxConcurrentRuns) return;
-    for (const row of deps.deliveries.claim(deps.now(), deps.maxConcurrentRuns - active.size)) launch(row);
+    const [row] = deps.deliveries.claim(deps.now(), 1);
+    if (!row) return;
+    launch(row);
+    schedulePump();
   };
 
-  // One pump per turn of the event loop, however many deliveries arrived or runs ended: runs that
-  // never wait on I/O (dry-run) then take at most max_concurrent_runs slots per turn and cannot
-  // starve the intake (microtasks run between immediates, so one pump per event would not yield).
+  // At most one pump per turn of the event loop, however many deliveries arrived or runs ended, and
+  // one run started per pump: a run that never waits on I/O (dry-run) is a block of CPU, and the
+  // intake gets a turn between two of them (microtasks run between immediates, so a pump per event
+  // or a loop over free slots would not yield). Runs that wait on a model still fill every slot.
   let pumpScheduled = false;
   const schedulePump = (): void => {
     if (pumpScheduled) return;
