@@ -135,7 +135,10 @@ async function handle(deps: WebhookServerDeps, request: FastifyRequest, reply: F
   const delivery = deliveryIdOf(request.headers);
   state.event = event;
   state.deliveryId = delivery.id;
-  if (route.events.length > 0 && !route.events.includes(event)) {
+  // GitHub's connectivity `ping` (sent when a hook is registered) is ignored unless listed, even on
+  // a route that accepts every event (spec 6.2): registering a hook should not start an agent run.
+  const listed = route.events.length === 0 ? event !== 'ping' : route.events.includes(event);
+  if (!listed) {
     state.outcome = 'ignored';
     return reply.code(200).send({ status: 'ignored', event });
   }

@@ -60,6 +60,14 @@ describe('webhook intake over inject(): the documented check order', () => {
     expect(line?.level).toBe(20);
   });
 
+  it('ignores ping on a route that accepts every event, and accepts it when listed', async () => {
+    const { post } = await started({ routes: { all: { secret: SECRET }, pings: { secret: SECRET, events: ['ping'] } } });
+    const body = json(githubExample('ping'));
+    expect((await post('all', body, githubHeaders(SECRET, body, 'ping'))).json()).toEqual({ status: 'ignored', event: 'ping' });
+    expect((await post('all', body, githubHeaders(SECRET, body, 'push'))).statusCode).toBe(202);
+    expect((await post('pings', body, githubHeaders(SECRET, body, 'ping'))).statusCode).toBe(202);
+  });
+
   it('accepts real GitLab payloads by X-Gitlab-Token, filtering on the exact X-Gitlab-Event value', async () => {
     const { post, deliveries } = await started({ routes: { gl: { secret: 'gitlab-token-1', events: ['Merge Request Hook', 'Push Hook', 'Pipeline Hook'], prompt: '{object_kind}' } } });
     for (const { file, event } of gitlabFixtures) {
