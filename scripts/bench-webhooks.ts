@@ -33,6 +33,7 @@ const { logger } = createLogger({ file: home.gatewayLog, level: 'info', mode: 'q
 const gateway = createGateway({ config, store: openStore(home.stateDb), logger });
 await gateway.start();
 process.on('message', () => process.send(gateway.snapshot().webhook.deliveries));
+process.stdout.write('HOME ' + home.root + '\\n');
 process.stdout.write('URL ' + gateway.snapshot().webhook.url + '/webhooks/bench\\n');
 `;
 
@@ -62,14 +63,14 @@ function peakRssMb(pid: number): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-function startServer(code: string): Promise<{ child: ChildProcess; url: string }> {
+function startServer(code: string): Promise<{ child: ChildProcess; url: string; home?: string }> {
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', code], { cwd: root, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk;
       const url = /^URL (\S+)$/m.exec(out)?.[1];
-      if (url) resolve({ child, url });
+      if (url) resolve({ child, url, home: /^HOME (\S+)$/m.exec(out)?.[1] });
     });
     child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening`)));
   });
@@ -101,7 +102,7 @@ function load(url: string, options: { duration: number; connections: number; ove
 interface Row { server: string; reqPerSec: number; p50: number; p99: number; fixedP50: number; fixedP99: number; fixedAccepted: number; rssMb: number; queuedAfterFixed: number; queued: number }
 
 async function measure(name: string, code: string, duration: number, connections: number): Promise<Row> {
-  const { child, url } = await startServer(code);
+  const { child, url, home } = await startServer(code);
   try {
     await load(url, { duration: 2, connections: 10 }); // warm-up
     const fixed = await load(url, { duration, connections: 10, overallRate: 500 });
@@ -122,6 +123,7 @@ async function measure(name: string, code: string, duration: number, connections
     };
   } finally {
     child.kill('SIGKILL');
+    if (home) fs.rmSync(home, { recursive: true, force: true });
   }
 }
 
