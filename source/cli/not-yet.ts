@@ -3,7 +3,6 @@ import { say } from './output.js';
 
 /** Commands a later issue delivers. They say so plainly instead of pretending. */
 const upcoming: ReadonlyArray<{ name: string; summary: string; arrives: string }> = [
-  { name: 'webhook', summary: 'Dynamic webhook subscriptions, tests, deliveries and replays', arrives: 'the webhook platform' },
   { name: 'cron', summary: 'Scheduled jobs', arrives: 'the scheduler' },
 ];
 

@@ -13,6 +13,7 @@ import { addUpcomingCommands } from './not-yet.js';
 import { print, reportError, say } from './output.js';
 import { runCommand } from './run-command.js';
 import { skillsCommand } from './skills-command.js';
+import { webhookCommand } from './webhook-command.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -50,6 +51,7 @@ function buildProgram(): Command {
       else print(`No gateway is running on ${home.root}`);
     });
 
+  program.addCommand(webhookCommand());
   program.addCommand(configCommand());
   program.addCommand(runCommand());
   program.addCommand(approvalsCommand());

@@ -3,12 +3,18 @@ import type { RunEvent, RunResult } from '../agent/types.js';
 import type { DeliveryRequest, DeliveryResult } from '../delivery/types.js';
 import type { McpServerState } from '../mcp/connection.js';
 import type { ApprovalRecord } from '../store/approvals.js';
+import type { WebhookCompleted, WebhookRequestRecord, WebhookRunStarted } from '../webhooks/types.js';
 
 /** Every event the core emits, named `domain.pastTenseVerb` (STYLE.md section 1). */
 export interface GatewayEventMap {
   'gateway.started': [{ atMs: number; pid: number }];
   'gateway.stopped': [{ atMs: number; reason: string }];
   'webhook.listening': [{ url: string; routes: string[] }];
+  /** Every request to /webhooks/<name>, with its outcome and status. */
+  'webhook.received': [WebhookRequestRecord];
+  'webhook.runStarted': [WebhookRunStarted];
+  /** A delivery's run finished and its output was delivered (or not): final state. */
+  'webhook.completed': [WebhookCompleted];
   'approval.requested': [ApprovalRecord];
   'approval.resolved': [ApprovalRecord];
   'run.started': [{ runId: string; origin: string; prompt: string; atMs: number }];

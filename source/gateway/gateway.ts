@@ -7,7 +7,9 @@ import { createDeliveryService, type DeliveryService } from '../delivery/deliver
 import { createMcpComponent, type McpCommands, type McpSnapshot } from '../mcp/gateway-component.js';
 import { createAuditLog } from '../store/audit.js';
 import type { Store } from '../store/database.js';
-import { buildWebhookServer } from '../webhooks/server.js';
+import { resolveWebhooks } from '../webhooks/config.js';
+import { createWebhookPlatform, type WebhookPlatform } from '../webhooks/platform.js';
+import type { DeliveryState } from '../store/webhook-deliveries.js';
 import { createGatewayEvents, type GatewayEvents } from './events.js';
 import { createLifecycle, type Component } from './lifecycle.js';
 import { acquireGatewayLock } from './lock.js';
@@ -33,7 +35,7 @@ export interface GatewaySnapshot {
   model: string;
   timezone: string;
   approvalsPending: number;
-  webhook: { enabled: boolean; url: string | null; routes: string[] };
+  webhook: { enabled: boolean; url: string | null; routes: string[]; subscriptions: string[]; deliveries: Record<DeliveryState, number> | null };
   mcp: McpSnapshot;
 }
 
@@ -52,7 +54,11 @@ export interface Gateway {
   deliveries: DeliveryService;
   /** MCP servers: `mcp.reload()` (spec /reload-mcp), `mcp.list()`. */
   mcp: McpCommands;
+  /** Webhook commands: replay a recorded delivery, send a signed test request through the intake. */
+  webhooks: Pick<WebhookPlatform, 'replay' | 'test'>;
 }
+
+const webhookDisabled = 'the webhook platform is disabled: switchboard config set platforms.webhook.enabled true, then restart the gateway';
 
 /** Wires the core: the home lock first, then intake. Stop runs the same list backwards. */
 export function createGateway(deps: GatewayDeps): Gateway {
@@ -70,7 +76,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
   if (targetIssues.length > 0) throw invalidConfigError(targetIssues, config.home.configFile);
   const deliveries = createDeliveryService({ homeRoot: config.home.root, logger, config: config.values, store: deps.store, events, now });
   const mcp = createMcpComponent({ config, logger, events, tools: agentStack.tools, approvals: agentStack.approvals, model: agentStack.agent.model, now });
-  const webhookApp = config.webhook.enabled ? buildWebhookServer({ logger }) : null;
+  // Throws ConfigError for a route without a secret, or INSECURE_NO_AUTH on a non-loopback host.
+  const webhooks = config.webhook.enabled
+    ? createWebhookPlatform({ settings: resolveWebhooks(config), store: deps.store, logger, events, now, runAgent: agentStack.runAgent, deliver: deliveries.deliver })
+    : null;
+  const webhookApp = webhooks?.app ?? null;
 
   let status: GatewayStatus = 'idle';
   let startedAtMs: number | null = null;
@@ -90,7 +100,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     // Started before intake so that stopping (reverse order) closes intake first, then cancels approvals.
     { name: 'approval queue', start: () => {}, stop: () => agentStack.approvals.cancelAll('the gateway is stopping') },
   ];
-  if (webhookApp) {
+  if (webhooks && webhookApp) {
+    // Before the listener, so stopping closes intake first, then cancels runs (queued again for the next start).
+    components.push({ name: 'webhook run queue', start: () => webhooks.queue.start(), stop: () => webhooks.queue.stop() });
     components.push({
       name: 'webhook listener',
       start: async () => {
@@ -98,7 +110,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
         webhookUrl = bound.url;
         lock?.update({ pid, startedAt: new Date(startedAtMs ?? now()).toISOString(), webhookUrl });
         const routes = config.webhook.routeNames;
-        logger.info(`Webhook listener on ${bound.url} - routes: ${routes.length > 0 ? routes.join(', ') : '(none)'}`);
+        const { subscriptions } = webhooks.routeNames();
+        const dynamic = subscriptions.length > 0 ? `; subscriptions: ${subscriptions.join(', ')}` : '';
+        logger.info(`Webhook listener on ${bound.url} - routes: ${routes.length > 0 ? routes.join(', ') : '(none)'}${dynamic}`);
         events.emit('webhook.listening', { url: bound.url, routes });
       },
       stop: async () => {
@@ -117,6 +131,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     tools: agentStack.tools,
     deliveries,
     mcp: mcp.commands,
+    webhooks: {
+      replay: (deliveryId) => webhooks ? webhooks.replay(deliveryId) : { ok: false, reason: webhookDisabled },
+      test: async (route, input) => webhooks ? webhooks.test(route, input) : { ok: false, reason: webhookDisabled },
+    },
     async start() {
       if (status !== 'idle') throw new Error(`Gateway cannot start from status ${status}`);
       status = 'starting';
@@ -149,8 +167,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
       model: config.values.model?.provider ?? 'dry-run',
       timezone: config.timezone,
       approvalsPending: agentStack.approvals.pending().length,
-      webhook: { enabled: config.webhook.enabled, url: webhookUrl, routes: config.webhook.routeNames },
       mcp: mcp.snapshot(),
+      webhook: {
+        enabled: config.webhook.enabled, url: webhookUrl, routes: config.webhook.routeNames,
+        subscriptions: webhooks?.routeNames().subscriptions ?? [], deliveries: webhooks?.counts() ?? null,
+      },
     }),
   };
 }

@@ -77,6 +77,56 @@ export const migrations: readonly Migration[] = [
     `,
   },
   {
+    version: 3,
+    name: 'webhook deliveries, idempotency keys and subscriptions',
+    sql: `
+      CREATE TABLE webhook_deliveries (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        route TEXT NOT NULL,
+        delivery_id TEXT NOT NULL,
+        event TEXT NOT NULL,
+        headers TEXT NOT NULL,
+        body BLOB NOT NULL,
+        prompt TEXT NOT NULL,
+        skills TEXT NOT NULL,
+        target TEXT NOT NULL,
+        target_extra TEXT NOT NULL,
+        state TEXT NOT NULL,
+        replay_of TEXT,
+        run_id TEXT,
+        run_status TEXT,
+        output TEXT,
+        error TEXT,
+        delivery_detail TEXT,
+        received_at_ms INTEGER NOT NULL,
+        started_at_ms INTEGER,
+        finished_at_ms INTEGER
+      );
+      CREATE INDEX webhook_deliveries_state ON webhook_deliveries (state, id);
+      CREATE INDEX webhook_deliveries_delivery ON webhook_deliveries (delivery_id);
+      CREATE INDEX webhook_deliveries_route ON webhook_deliveries (route, id);
+      CREATE TABLE webhook_idempotency (
+        route TEXT NOT NULL,
+        delivery_id TEXT NOT NULL,
+        expires_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (route, delivery_id)
+      );
+      CREATE INDEX webhook_idempotency_expiry ON webhook_idempotency (expires_at_ms);
+      CREATE TABLE webhook_subscriptions (
+        name TEXT PRIMARY KEY,
+        secret TEXT NOT NULL,
+        events TEXT NOT NULL,
+        prompt TEXT,
+        skills TEXT NOT NULL,
+        deliver TEXT NOT NULL,
+        deliver_extra TEXT NOT NULL,
+        description TEXT,
+        created_at_ms INTEGER NOT NULL,
+        updated_at_ms INTEGER NOT NULL
+      );
+    `,
+  },
+  {
     version: 6,
     name: 'output deliveries',
     sql: `

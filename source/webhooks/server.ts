@@ -1,17 +1,164 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import type { ResolvedRoute } from './config.js';
+import type { RateLimiter } from './rate-limit.js';
+import { deliveryIdOf, eventName, parseBody, selectHeaders } from './request.js';
+import { header, verifyRequest } from './signature.js';
+import type { RequestOutcome, WebhookRequestRecord } from './types.js';
+
+export interface IntakeInput {
+  route: ResolvedRoute;
+  event: string;
+  deliveryId: string;
+  /** False for generated ids: nothing to deduplicate on (spec 6.5). */
+  dedup: boolean;
+  headers: Record<string, string>;
+  rawBody: Buffer;
+  payload: Record<string, unknown>;
+}
 
 export interface WebhookServerDeps {
   logger: Logger;
+  maxBodyBytes: number;
+  now: () => number;
+  /** Static routes first, then subscriptions; read per request so new subscriptions are served at once. */
+  findRoute(name: string): ResolvedRoute | undefined;
+  rateLimiter: RateLimiter;
+  /** Persists and enqueues (before the 202 goes out), or reports a duplicate. */
+  accept(input: IntakeInput): Promise<{ kind: 'accepted' } | { kind: 'duplicate' }>;
+  /** Called once per request from the onResponse hook, whatever the outcome. */
+  onOutcome(record: WebhookRequestRecord): void;
 }
 
-/** The webhook platform's HTTP surface. Never listens by itself: the gateway (or a test's inject()) drives it. */
+interface RequestState {
+  route: string;
+  resolved?: ResolvedRoute;
+  event: string;
+  deliveryId: string;
+  outcome?: RequestOutcome;
+  reason?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    webhook: RequestState | null;
+  }
+}
+
+/**
+ * The webhook platform's HTTP surface. Never listens by itself: the gateway (or a test's inject())
+ * drives it. Checks run in the documented order: route 404, size 413, auth 401, rate 429,
+ * body 400/415, event filter (ignored), idempotency (duplicate), then 202.
+ */
 export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
   const app = Fastify({
-    // Fastify's own lines are warnings and errors only; request outcomes are logged by our hooks.
+    // Fastify's own lines are warnings and errors only; request outcomes are logged by our hook.
     loggerInstance: deps.logger.child({ component: 'webhook' }, { level: 'warn' }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.maxBodyBytes,
   });
   app.get('/health', async () => ({ status: 'ok', platform: 'webhook' }));
+  app.decorateRequest('webhook', null);
+
+  app.register(async (scope) => {
+    // Raw bytes for every content type: the signature covers the body exactly as sent.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBodyBytes }, (_request, body, done) => done(null, body));
+
+    scope.addHook('onResponse', async (request, reply) => {
+      const state = request.webhook;
+      if (!state) return;
+      deps.onOutcome({
+        route: state.route,
+        event: state.event,
+        deliveryId: state.deliveryId,
+        outcome: state.outcome ?? outcomeOfStatus(reply.statusCode),
+        status: reply.statusCode,
+        latencyMs: Math.round(reply.elapsedTime * 100) / 100,
+        ...(state.reason ? { reason: state.reason } : {}),
+        atMs: deps.now(),
+      });
+    });
+
+    scope.setErrorHandler(async (error: Error & { code?: string; statusCode?: number }, request, reply) => {
+      const state = request.webhook;
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) {
+        if (state) state.outcome = 'too_large';
+        return reply.code(413).send({ error: 'Payload too large' });
+      }
+      if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+        if (state) Object.assign(state, { outcome: 'bad_request', reason: error.message });
+        return reply.code(400).send({ error: `Bad request: ${error.message}` });
+      }
+      if (state) Object.assign(state, { outcome: 'error', reason: error.message });
+      request.log.error({ err: error, route: state?.route }, 'Webhook request failed');
+      return reply.code(500).send({ error: 'Internal error; see gateway.log' });
+    });
+
+    scope.post<{ Params: { name: string } }>('/webhooks/:name', {
+      onRequest: async (request, reply) => {
+        const name = request.params.name;
+        const state: RequestState = {
+          route: name.slice(0, 100),
+          event: header(request.headers, 'x-github-event') || header(request.headers, 'x-gitlab-event') || '-',
+          deliveryId: header(request.headers, 'x-github-delivery') || header(request.headers, 'x-request-id') || header(request.headers, 'webhook-id') || '-',
+        };
+        request.webhook = state;
+        state.resolved = deps.findRoute(name);
+        if (!state.resolved) return refuse(reply, state, 'unknown_route', 404, `Unknown route: ${state.route}`);
+        const length = Number(request.headers['content-length']);
+        if (Number.isFinite(length) && length > deps.maxBodyBytes) return refuse(reply, state, 'too_large', 413, 'Payload too large');
+      },
+    }, async (request, reply) => handle(deps, request, reply));
+  });
   return app;
+}
+
+async function handle(deps: WebhookServerDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const state = request.webhook!;
+  const route = state.resolved!;
+  const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+
+  if (!route.insecure) {
+    const auth = verifyRequest(request.headers, raw, route.secrets, deps.now());
+    if (!auth.ok) return refuse(reply, state, 'unauthorized', 401, 'Invalid signature', auth.reason);
+  }
+  const rate = deps.rateLimiter.check(route.name, route.rateLimit);
+  if (!rate.ok) {
+    reply.header('retry-after', String(rate.retryAfterSeconds));
+    return refuse(reply, state, 'rate_limited', 429, 'Rate limit exceeded', `more than ${route.rateLimit} requests in 60 s`);
+  }
+  const body = parseBody(header(request.headers, 'content-type'), raw);
+  if (!body.ok) return refuse(reply, state, body.status === 415 ? 'unsupported_type' : 'bad_request', body.status, body.reason);
+
+  const event = eventName(request.headers, body.value);
+  const delivery = deliveryIdOf(request.headers);
+  state.event = event;
+  state.deliveryId = delivery.id;
+  // GitHub's connectivity `ping` (sent when a hook is registered) is ignored unless listed, even on
+  // a route that accepts every event (spec 6.2): registering a hook should not start an agent run.
+  const listed = route.events.length === 0 ? event !== 'ping' : route.events.includes(event);
+  if (!listed) {
+    state.outcome = 'ignored';
+    return reply.code(200).send({ status: 'ignored', event });
+  }
+  const result = await deps.accept({ route, event, deliveryId: delivery.id, dedup: delivery.fromSender, headers: selectHeaders(request.headers), rawBody: raw, payload: body.value });
+  if (result.kind === 'duplicate') {
+    state.outcome = 'duplicate';
+    return reply.code(200).send({ status: 'duplicate', delivery_id: delivery.id });
+  }
+  state.outcome = 'accepted';
+  return reply.code(202).send({ status: 'accepted', route: route.name, event, delivery_id: delivery.id });
+}
+
+function refuse(reply: FastifyReply, state: RequestState, outcome: RequestOutcome, status: number, error: string, reason?: string): FastifyReply {
+  state.outcome = outcome;
+  state.reason = reason ?? error;
+  return reply.code(status).send({ error });
+}
+
+function outcomeOfStatus(status: number): RequestOutcome {
+  if (status === 413) return 'too_large';
+  if (status === 404) return 'unknown_route';
+  return status >= 500 ? 'error' : 'bad_request';
 }

@@ -92,6 +92,6 @@ describe('gateway core', () => {
     const { gateway } = started(undefined, (config) => { config.platforms!.webhook!.enabled = false; });
     await gateway.start();
     expect(gateway.webhookApp).toBeNull();
-    expect(gateway.snapshot().webhook).toEqual({ enabled: false, url: null, routes: ['demo'] });
+    expect(gateway.snapshot().webhook).toEqual({ enabled: false, url: null, routes: ['demo'], subscriptions: [], deliveries: null });
   });
 });

@@ -1,0 +1,173 @@
+import type { Store } from './database.js';
+
+/** Lifecycle of an accepted webhook delivery. */
+export type DeliveryState = 'queued' | 'running' | 'delivered' | 'failed' | 'delivery_failed';
+
+export interface NewDelivery {
+  route: string;
+  deliveryId: string;
+  event: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+  prompt: string;
+  skills: string[];
+  target: string;
+  targetExtra: Record<string, string>;
+  replayOf?: string;
+  receivedAtMs: number;
+}
+
+export interface DeliveryRecord {
+  /** Row id: the queue order. */
+  seq: number;
+  route: string;
+  deliveryId: string;
+  event: string;
+  headers: Record<string, string>;
+  prompt: string;
+  skills: string[];
+  target: string;
+  targetExtra: Record<string, string>;
+  state: DeliveryState;
+  replayOf: string | null;
+  runId: string | null;
+  runStatus: string | null;
+  output: string | null;
+  error: string | null;
+  deliveryDetail: string | null;
+  receivedAtMs: number;
+  startedAtMs: number | null;
+  finishedAtMs: number | null;
+}
+
+export type AcceptOutcome = { kind: 'accepted'; seq: number } | { kind: 'duplicate' };
+
+const columns = `id AS seq, route, delivery_id AS deliveryId, event, headers, prompt, skills, target, target_extra AS targetExtra, state,
+  replay_of AS replayOf, run_id AS runId, run_status AS runStatus, output, error, delivery_detail AS deliveryDetail,
+  received_at_ms AS receivedAtMs, started_at_ms AS startedAtMs, finished_at_ms AS finishedAtMs`;
+
+function fromRow(row: Record<string, unknown> | undefined): DeliveryRecord | undefined {
+  if (!row) return undefined;
+  return {
+    ...(row as unknown as DeliveryRecord),
+    headers: JSON.parse(row.headers as string) as Record<string, string>,
+    skills: JSON.parse(row.skills as string) as string[],
+    targetExtra: JSON.parse(row.targetExtra as string) as Record<string, string>,
+  };
+}
+
+/**
+ * Accepted webhook deliveries (the durable run queue) and the idempotency keys that guard them.
+ * Shared by the gateway and the `switchboard webhook` commands in other processes.
+ */
+export function createDeliveryStore(store: Store) {
+  const { db } = store;
+  const dropExpiredKey = db.prepare('DELETE FROM webhook_idempotency WHERE route = ? AND delivery_id = ? AND expires_at_ms <= ?');
+  const claimKey = db.prepare('INSERT OR IGNORE INTO webhook_idempotency (route, delivery_id, expires_at_ms) VALUES (?, ?, ?)');
+  const dropExpiredKeys = db.prepare('DELETE FROM webhook_idempotency WHERE expires_at_ms <= ?');
+  const insert = db.prepare(`INSERT INTO webhook_deliveries (route, delivery_id, event, headers, body, prompt, skills, target, target_extra, state, replay_of, received_at_ms)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`);
+  // One statement: the oldest queued row becomes running and comes back (no separate read, no race).
+  const claim = db.prepare(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = ?
+    WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT ?) RETURNING ${columns}`);
+  const recordRun = db.prepare('UPDATE webhook_deliveries SET run_id = ?, run_status = ?, output = ?, error = ? WHERE id = ?');
+  const finish = db.prepare('UPDATE webhook_deliveries SET state = ?, delivery_detail = ?, finished_at_ms = ? WHERE id = ?');
+  const requeue = db.prepare(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE id = ? AND state = 'running'`);
+  const interrupted = db.prepare(`SELECT id FROM webhook_deliveries WHERE state = 'running' AND run_status IS NULL`);
+  const requeueInterrupted = db.prepare(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE state = 'running' AND run_status IS NULL`);
+  const finishedRunning = db.prepare(`SELECT ${columns} FROM webhook_deliveries WHERE state = 'running' AND run_status IS NOT NULL ORDER BY id`);
+  const bySeq = db.prepare(`SELECT ${columns} FROM webhook_deliveries WHERE id = ?`);
+  const body = db.prepare('SELECT body FROM webhook_deliveries WHERE id = ?');
+  const byDeliveryId = db.prepare(`SELECT ${columns} FROM webhook_deliveries WHERE delivery_id = ? ORDER BY id DESC LIMIT 1`);
+  const replayCount = db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE replay_of = ?');
+  const recent = db.prepare(`SELECT ${columns} FROM webhook_deliveries ORDER BY id DESC LIMIT ?`);
+  const recentForRoute = db.prepare(`SELECT ${columns} FROM webhook_deliveries WHERE route = ? ORDER BY id DESC LIMIT ?`);
+  const counts = db.prepare('SELECT state, COUNT(*) AS n FROM webhook_deliveries GROUP BY state');
+
+  const insertRow = (row: NewDelivery): number => {
+    const result = insert.run(row.route, row.deliveryId, row.event, JSON.stringify(row.headers), row.body, row.prompt, JSON.stringify(row.skills),
+      row.target, JSON.stringify(row.targetExtra), row.replayOf ?? null, row.receivedAtMs);
+    return Number(result.lastInsertRowid);
+  };
+
+  const acceptOne = (row: NewDelivery, dedupUntilMs?: number): AcceptOutcome => {
+    if (dedupUntilMs !== undefined) {
+      dropExpiredKey.run(row.route, row.deliveryId, row.receivedAtMs);
+      if (claimKey.run(row.route, row.deliveryId, dedupUntilMs).changes === 0) return { kind: 'duplicate' };
+    }
+    return { kind: 'accepted', seq: insertRow(row) };
+  };
+
+  return {
+    /**
+     * Persists an accepted delivery, or reports a duplicate when `dedupUntilMs` is given and the
+     * route already holds an unexpired key for this delivery id. One write transaction, so
+     * concurrent requests (even from several processes) with one id accept exactly once.
+     */
+    accept(row: NewDelivery, dedupUntilMs?: number): AcceptOutcome {
+      return store.transaction(() => acceptOne(row, dedupUntilMs));
+    },
+    /** Several accepts in one write transaction (group commit), each decided in order. */
+    acceptMany(rows: ReadonlyArray<{ row: NewDelivery; dedupUntilMs?: number }>): AcceptOutcome[] {
+      return store.transaction(() => rows.map(({ row, dedupUntilMs }) => acceptOne(row, dedupUntilMs)));
+    },
+    /** A replay: a new queued delivery copied from a recorded one (no idempotency key). */
+    enqueueReplay(original: DeliveryRecord, now: number): DeliveryRecord {
+      return store.transaction(() => {
+        const n = Number((replayCount.get(original.deliveryId) as { n: number }).n) + 1;
+        const raw = (body.get(original.seq) as { body: Uint8Array }).body;
+        const seq = insertRow({ ...original, deliveryId: `${original.deliveryId}.replay-${n}`, body: raw, replayOf: original.deliveryId, receivedAtMs: now });
+        return fromRow(bySeq.get(seq) as Record<string, unknown>)!;
+      });
+    },
+    /** Takes the oldest queued delivery and marks it running (FIFO). */
+    claimNext(now: number): DeliveryRecord | undefined {
+      return this.claim(now, 1)[0];
+    },
+    /** Takes up to `limit` of the oldest queued deliveries, oldest first, in one statement. */
+    claim(now: number, limit: number): DeliveryRecord[] {
+      return claim.all(now, limit).map((row) => fromRow(row as Record<string, unknown>)!).sort((a, b) => a.seq - b.seq);
+    },
+    /** The agent finished: its result is recorded before delivery, so a crash now never re-runs it. */
+    recordRun(seq: number, run: { runId: string; status: string; output: string; error?: string }): void {
+      recordRun.run(run.runId, run.status, run.output, run.error ?? null, seq);
+    },
+    finish(seq: number, state: Exclude<DeliveryState, 'queued' | 'running'>, detail: string, now: number): void {
+      finish.run(state, detail, now, seq);
+    },
+    /** Puts a running delivery back in the queue (the gateway stopped mid-run). */
+    requeue(seq: number): void {
+      requeue.run(seq);
+    },
+    /**
+     * After a crash: runs that never finished go back to the queue (in their original order);
+     * runs that finished but were not delivered are returned, to be delivered without running again.
+     */
+    recover(): { requeued: number; undelivered: DeliveryRecord[] } {
+      return store.transaction(() => {
+        const requeued = interrupted.all().length;
+        requeueInterrupted.run();
+        const undelivered = finishedRunning.all().map((row) => fromRow(row as Record<string, unknown>)!);
+        return { requeued, undelivered };
+      });
+    },
+    dropExpiredKeys(now: number): void {
+      dropExpiredKeys.run(now);
+    },
+    get: (seq: number) => fromRow(bySeq.get(seq) as Record<string, unknown> | undefined),
+    body: (seq: number): Buffer => Buffer.from((body.get(seq) as { body: Uint8Array }).body),
+    findByDeliveryId: (deliveryId: string) => fromRow(byDeliveryId.get(deliveryId) as Record<string, unknown> | undefined),
+    recent(options: { route?: string; limit?: number } = {}): DeliveryRecord[] {
+      const limit = options.limit ?? 20;
+      const rows = options.route ? recentForRoute.all(options.route, limit) : recent.all(limit);
+      return rows.map((row) => fromRow(row as Record<string, unknown>)!);
+    },
+    counts(): Record<DeliveryState, number> {
+      const out: Record<DeliveryState, number> = { queued: 0, running: 0, delivered: 0, failed: 0, delivery_failed: 0 };
+      for (const row of counts.all() as Array<{ state: DeliveryState; n: number }>) out[row.state] = Number(row.n);
+      return out;
+    },
+  };
+}
+
+export type DeliveryStore = ReturnType<typeof createDeliveryStore>;

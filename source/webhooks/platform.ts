@@ -1,0 +1,120 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { RunAgent } from '../agent/types.js';
+import type { Deliver } from '../delivery/types.js';
+import type { GatewayEvents } from '../gateway/events.js';
+import type { Store } from '../store/database.js';
+import { createDeliveryStore, type DeliveryRecord, type DeliveryState } from '../store/webhook-deliveries.js';
+import { createSubscriptionStore } from '../store/webhook-subscriptions.js';
+import { createAcceptBatcher, createWriteBatcher } from './group-commit.js';
+import { subscriptionRoute, type ResolvedRoute, type ResolvedWebhooks } from './config.js';
+import { createRateLimiter } from './rate-limit.js';
+import { createRunQueue } from './run-queue.js';
+import { buildWebhookServer, type IntakeInput } from './server.js';
+import { renderExtra, renderPrompt } from './template.js';
+import { testRequest } from './test-request.js';
+import type { WebhookRequestRecord } from './types.js';
+
+export interface WebhookPlatformDeps {
+  settings: ResolvedWebhooks;
+  store: Store;
+  logger: Logger;
+  runAgent: RunAgent;
+  deliver: Deliver;
+  events?: Pick<GatewayEvents, 'emit'>;
+  now: () => number;
+  pollMs?: number;
+}
+
+export type CommandResult<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+export interface WebhookTestResult {
+  status: number;
+  body: unknown;
+  deliveryId: string;
+}
+
+/** The webhook platform: HTTP intake, the durable run queue and the commands the console uses. */
+export function createWebhookPlatform(deps: WebhookPlatformDeps) {
+  const { settings, logger, now } = deps;
+  const deliveries = createDeliveryStore(deps.store);
+  const subscriptions = createSubscriptionStore(deps.store);
+  const rateLimiter = createRateLimiter(now);
+  const queue = createRunQueue({ deliveries, writes: createWriteBatcher(deps.store), runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs });
+
+  const findRoute = (name: string): ResolvedRoute | undefined => {
+    const fixed = settings.routes.get(name);
+    if (fixed) return fixed;
+    const subscription = subscriptions.get(name);
+    return subscription ? subscriptionRoute(subscription, settings) : undefined;
+  };
+
+  const acceptBatched = createAcceptBatcher(deliveries);
+  const accept = async (input: IntakeInput) => {
+    const receivedAtMs = now();
+    const outcome = await acceptBatched({
+      route: input.route.name,
+      deliveryId: input.deliveryId,
+      event: input.event,
+      headers: input.headers,
+      body: input.rawBody,
+      prompt: renderPrompt(input.route.prompt, input.payload),
+      skills: input.route.skills,
+      target: input.route.deliver,
+      targetExtra: renderExtra(input.route.deliverExtra, input.payload),
+      receivedAtMs,
+    }, input.dedup ? receivedAtMs + settings.idempotencyTtlMs : undefined);
+    if (outcome.kind === 'accepted') queue.notify();
+    return outcome;
+  };
+
+  const onOutcome = (record: WebhookRequestRecord): void => {
+    const line = `webhook ${record.route} event=${record.event} delivery=${record.deliveryId} -> ${record.outcome} ${record.status} ${record.latencyMs}ms`;
+    const fields = { route: record.route, event: record.event, deliveryId: record.deliveryId, outcome: record.outcome, status: record.status, latencyMs: record.latencyMs, reason: record.reason };
+    // The connectivity ping (and any ignored event) is routine: debug only (spec 4.1 rule 2).
+    if (record.outcome === 'ignored') logger.debug(fields, line);
+    else if (record.status >= 500) logger.error(fields, line);
+    else logger.info(fields, line);
+    deps.events?.emit('webhook.received', record);
+  };
+
+  const app: FastifyInstance = buildWebhookServer({ logger, maxBodyBytes: settings.maxBodyBytes, now, findRoute, rateLimiter, accept, onOutcome });
+
+  return {
+    app,
+    queue,
+    findRoute,
+    /** Static route names and subscription names (a static route hides a subscription of its name). */
+    routeNames(): { static: string[]; subscriptions: string[] } {
+      return { static: [...settings.routes.keys()], subscriptions: subscriptions.list().map((s) => s.name).filter((name) => !settings.routes.has(name)) };
+    },
+    counts(): Record<DeliveryState, number> {
+      return deliveries.counts();
+    },
+    /** Runs a recorded delivery again, as a new delivery marked as a replay of it. */
+    replay(deliveryId: string): CommandResult<DeliveryRecord> {
+      const original = deliveries.findByDeliveryId(deliveryId);
+      if (!original) return { ok: false, reason: `No recorded webhook delivery "${deliveryId}"; see switchboard webhook deliveries` };
+      const copy = deliveries.enqueueReplay(original, now());
+      logger.info({ route: copy.route, deliveryId: copy.deliveryId, replayOf: deliveryId }, `Webhook replay queued: ${copy.deliveryId}`);
+      queue.notify();
+      return { ok: true, value: copy };
+    },
+    /** Sends a signed test request through the whole intake (inject(), no socket). */
+    async test(routeName: string, input: { event?: string; payload?: Record<string, unknown> } = {}): Promise<CommandResult<WebhookTestResult>> {
+      const route = findRoute(routeName);
+      if (!route) return { ok: false, reason: `Unknown webhook route "${routeName}": not in platforms.webhook.extra.routes and no subscription of that name` };
+      const request = testRequest(route.secrets[0], input.event, input.payload, now());
+      const response = await app.inject({ method: 'POST', url: `/webhooks/${encodeURIComponent(route.name)}`, headers: request.headers, payload: request.body });
+      let body: unknown = response.body;
+      try {
+        body = response.json();
+      } catch {
+        // not JSON: keep the text
+      }
+      return { ok: true, value: { status: response.statusCode, body, deliveryId: request.deliveryId } };
+    },
+  };
+}
+
+export type WebhookPlatform = ReturnType<typeof createWebhookPlatform>;

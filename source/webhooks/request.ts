@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { header, type HeaderBag } from './signature.js';
+
+export type BodyResult = { ok: true; value: Record<string, unknown> } | { ok: false; status: 400 | 415; reason: string };
+
+/**
+ * The payload of a verified request: `application/json` (or `+json`) holding a JSON object, or
+ * GitHub's form encoding with the JSON in its `payload` field. Anything else is a reason, not an exception.
+ */
+export function parseBody(contentType: string | undefined, raw: Buffer | undefined): BodyResult {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const text = raw?.toString('utf8') ?? '';
+  if (type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type)) return jsonObject(text, 'body');
+  if (type === 'application/x-www-form-urlencoded') {
+    const payload = new URLSearchParams(text).get('payload');
+    if (payload === null) return { ok: false, status: 400, reason: 'Form-encoded body without a "payload" field' };
+    return jsonObject(payload, '"payload" field');
+  }
+  if (type === '') return { ok: false, status: 415, reason: 'Missing Content-Type: send application/json' };
+  return { ok: false, status: 415, reason: `Unsupported content type ${type}: send application/json` };
+}
+
+function jsonObject(text: string, what: string): BodyResult {
+  if (text.trim() === '') return { ok: false, status: 400, reason: `Empty ${what}: expected a JSON object` };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, status: 400, reason: `Invalid JSON in the ${what}` };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, status: 400, reason: `The ${what} must be a JSON object, not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}` };
+  }
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+/** `X-GitHub-Event`, `X-Gitlab-Event`, payload `event_type`, payload `type`, else `unknown` (exact values). */
+export function eventName(headers: HeaderBag, payload: Record<string, unknown> | undefined): string {
+  const fromHeader = header(headers, 'x-github-event') || header(headers, 'x-gitlab-event');
+  if (fromHeader) return fromHeader;
+  if (typeof payload?.event_type === 'string' && payload.event_type !== '') return payload.event_type;
+  if (typeof payload?.type === 'string' && payload.type !== '') return payload.type;
+  return 'unknown';
+}
+
+/** `X-GitHub-Delivery`, `X-Request-ID`, `webhook-id`; else a generated id, and then no deduplication (spec 6.5). */
+export function deliveryIdOf(headers: HeaderBag): { id: string; fromSender: boolean } {
+  const given = header(headers, 'x-github-delivery') || header(headers, 'x-request-id') || header(headers, 'webhook-id');
+  return given ? { id: given, fromSender: true } : { id: `gen-${randomUUID()}`, fromSender: false };
+}
+
+/** Headers kept with a delivery. Never the signature or GitLab's token (that one is the secret itself). */
+const kept = ['content-type', 'user-agent', 'x-github-event', 'x-github-delivery', 'x-github-hook-id', 'x-gitlab-event', 'x-gitlab-instance',
+  'x-gitlab-event-uuid', 'x-request-id', 'webhook-id', 'webhook-timestamp'];
+
+export function selectHeaders(headers: HeaderBag): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of kept) {
+    const value = header(headers, name);
+    if (value !== undefined) out[name] = value.slice(0, 512);
+  }
+  return out;
+}

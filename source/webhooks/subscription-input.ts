@@ -1,0 +1,62 @@
+import { ConfigError } from '../config/errors.js';
+import type { ConfigFile } from '../config/types.js';
+import { platformSettings } from '../delivery/platforms.js';
+import { resolveTarget } from '../delivery/targets.js';
+import { INSECURE_NO_AUTH, isLoopback, SUBSCRIPTION_NAME } from './config.js';
+
+export function subscriptionName(raw: string): string {
+  const name = raw.trim().toLowerCase();
+  if (!SUBSCRIPTION_NAME.test(name)) {
+    throw new ConfigError('BAD_SUBSCRIPTION_NAME', `"${raw}" is not a valid subscription name`,
+      'Use 1-64 characters: lower-case letters, digits, "_" and "-", starting with a letter or digit (it becomes /webhooks/<name>).');
+  }
+  return name;
+}
+
+/** `a, b,,c` -> [a, b, c]. */
+export function commaList(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/** Repeated `--deliver-extra key=value`. */
+export function extraPairs(pairs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new ConfigError('BAD_DELIVER_EXTRA', `--deliver-extra "${pair}" is not key=value`, 'Write it like --deliver-extra repo=owner/name --deliver-extra pr_number={number}.');
+    out[pair.slice(0, at).trim()] = pair.slice(at + 1);
+  }
+  return out;
+}
+
+/**
+ * Checks `--deliver` the way static routes are checked at startup (known kind, platform enabled,
+ * credentials, recipient), so a subscription cannot be created with a target that cannot deliver.
+ */
+export function checkTarget(target: string, extra: Record<string, string>, values: ConfigFile): void {
+  const checked = resolveTarget(target, extra, platformSettings(values), { for: 'webhook' });
+  if (!checked.ok) throw new ConfigError('BAD_TARGET', `--deliver "${target}": ${checked.reason}`, 'Fix the platform settings in config.json, or use --deliver log or local.');
+}
+
+export function checkSecretChoice(secret: string | undefined, host: string): void {
+  if (secret === undefined) return;
+  if (secret.length < 8 && secret !== INSECURE_NO_AUTH) throw new ConfigError('WEAK_SECRET', '--secret is shorter than 8 characters', 'Leave --secret out to have a strong one generated.');
+  if (secret === INSECURE_NO_AUTH && !isLoopback(host)) {
+    throw new ConfigError('INSECURE_NO_AUTH_EXPOSED', `${INSECURE_NO_AUTH} is refused: the listener binds ${host}, which is not a loopback address`,
+      'It is for local development only: bind platforms.webhook.extra.host to 127.0.0.1, or leave --secret out.');
+  }
+}
+
+/** `--payload '{"a":1}'` or `--payload @file.json`: a JSON object. */
+export function payloadArgument(value: string | undefined, readFile: (file: string) => string): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  const text = value.startsWith('@') ? readFile(value.slice(1)) : value;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError('BAD_PAYLOAD', `--payload is not valid JSON${value.startsWith('@') ? ` (file ${value.slice(1)})` : ''}: ${(error as Error).message}`, 'Give a JSON object, inline or as @file.json.');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('BAD_PAYLOAD', '--payload must be a JSON object', 'Webhook bodies are JSON objects, e.g. --payload \'{"action":"opened"}\'.');
+  return parsed as Record<string, unknown>;
+}

@@ -1,0 +1,54 @@
+/** Objects and arrays substituted into a template are JSON cut at this length. */
+export const VALUE_JSON_CHARS = 2000;
+/** `{__raw__}`: the whole payload as JSON, cut here (spec 2.9, 8). */
+export const RAW_CHARS = 4000;
+
+const placeholder = /\{([A-Za-z0-9_$-]+(?:\.[A-Za-z0-9_$-]+)*)\}/g;
+const forbidden = new Set(['__proto__', 'constructor', 'prototype']);
+
+type Lookup = { found: true; value: unknown } | { found: false };
+
+/**
+ * Renders a route template against a payload (spec 2.9). Pure and single-pass: text that a
+ * substitution brings in is never expanded again. `{a.b.0.c}` walks own properties and array
+ * indexes; a path that does not resolve stays exactly as written; no other syntax exists.
+ */
+export function renderTemplate(template: string, payload: unknown): string {
+  return template.replace(placeholder, (whole, path: string) => {
+    if (path === '__raw__') return JSON.stringify(payload).slice(0, RAW_CHARS);
+    const lookup = resolvePath(payload, path.split('.'));
+    return lookup.found ? display(lookup.value) : whole;
+  });
+}
+
+/** The prompt of a run: the template rendered, or the whole payload as indented JSON without one. */
+export function renderPrompt(template: string | undefined, payload: unknown): string {
+  return template === undefined ? JSON.stringify(payload, undefined, 2) : renderTemplate(template, payload);
+}
+
+/** `deliver_extra` values are templates too (e.g. `pr_number: "{number}"`). */
+export function renderExtra(extra: Record<string, string>, payload: unknown): Record<string, string> {
+  return Object.fromEntries(Object.entries(extra).map(([key, value]) => [key, renderTemplate(value, payload)]));
+}
+
+function resolvePath(root: unknown, segments: string[]): Lookup {
+  let current = root;
+  for (const segment of segments) {
+    if (forbidden.has(segment)) return { found: false };
+    if (Array.isArray(current)) {
+      if (!/^\d+$/.test(segment) || Number(segment) >= current.length) return { found: false };
+      current = current[Number(segment)];
+    } else if (current !== null && typeof current === 'object' && Object.hasOwn(current, segment)) {
+      current = (current as Record<string, unknown>)[segment];
+    } else {
+      return { found: false };
+    }
+  }
+  return current === undefined ? { found: false } : { found: true, value: current };
+}
+
+function display(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value !== null && typeof value === 'object') return JSON.stringify(value).slice(0, VALUE_JSON_CHARS);
+  return String(value);
+}
