@@ -4,6 +4,7 @@ import { resolveHome } from '../config/home.js';
 import { runningGateway } from '../gateway/lock.js';
 import { approvalsCommand } from './approvals-command.js';
 import { configCommand } from './config-command.js';
+import { cronCommand } from './cron-command.js';
 import { homeOf } from './context.js';
 import { addUpcomingCommands } from './not-yet.js';
 import { print, reportError, say } from './output.js';
@@ -43,6 +44,7 @@ function buildProgram(): Command {
   program.addCommand(runCommand());
   program.addCommand(approvalsCommand());
   program.addCommand(skillsCommand());
+  program.addCommand(cronCommand());
   addUpcomingCommands(program);
   return program;
 }

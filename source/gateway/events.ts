@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { RunEvent, RunResult } from '../agent/types.js';
 import type { ApprovalRecord } from '../store/approvals.js';
+import type { JobEventMap } from '../scheduler/events.js';
 
 /** Every event the core emits, named `domain.pastTenseVerb` (STYLE.md section 1). */
-export interface GatewayEventMap {
+export interface GatewayEventMap extends JobEventMap {
   'gateway.started': [{ atMs: number; pid: number }];
   'gateway.stopped': [{ atMs: number; reason: string }];
   'webhook.listening': [{ url: string; routes: string[] }];

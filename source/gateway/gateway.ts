@@ -2,6 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createAgentStack, type AgentStack } from '../agent/agent-stack.js';
 import type { ResolvedConfig } from '../config/load.js';
+import { createDeliver } from '../delivery/deliver.js';
+import { createCronjobTool } from '../scheduler/cronjob-tool.js';
+import { createPreRunWorkers } from '../scheduler/pre-run-workers.js';
+import { resolveCron } from '../scheduler/resolve-cron.js';
+import { createJobsCore, createScheduler, type JobsCore, type SchedulerSnapshot } from '../scheduler/scheduler.js';
 import { createAuditLog } from '../store/audit.js';
 import type { Store } from '../store/database.js';
 import { buildWebhookServer } from '../webhooks/server.js';
@@ -30,6 +35,7 @@ export interface GatewaySnapshot {
   model: string;
   timezone: string;
   approvalsPending: number;
+  jobs: SchedulerSnapshot;
   webhook: { enabled: boolean; url: string | null; routes: string[] };
 }
 
@@ -44,6 +50,8 @@ export interface Gateway {
   runAgent: AgentStack['runAgent'];
   approvals: AgentStack['approvals'];
   tools: AgentStack['tools'];
+  /** Scheduled jobs: create, list, pause, resume, remove, runNow (the console's /cron). */
+  jobs: JobsCore;
 }
 
 /** Wires the core: the home lock first, then intake. Stop runs the same list backwards. */
@@ -58,6 +66,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     config, store: deps.store, logger, events, now,
     policy: deps.mode === 'console' ? 'interactive' : (config.values.approvals?.headless ?? 'deny'),
   });
+  const cron = resolveCron(config);
+  const scheduler = createScheduler({
+    store: deps.store, logger, events, now, timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs,
+    runAgent: agentStack.runAgent, deliver: createDeliver({ homeRoot: config.home.root, logger, now }), preRun: createPreRunWorkers({ logger }),
+  });
+  agentStack.tools.register(createCronjobTool({ scheduler, timezone: cron.timezone, scriptsDir: cron.scriptsDir }));
   const webhookApp = config.webhook.enabled ? buildWebhookServer({ logger }) : null;
 
   let status: GatewayStatus = 'idle';
@@ -75,6 +89,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     },
     // Started before intake so that stopping (reverse order) closes intake first, then cancels approvals.
     { name: 'approval queue', start: () => {}, stop: () => agentStack.approvals.cancelAll('the gateway is stopping') },
+    { name: 'scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
   ];
   if (webhookApp) {
     components.push({
@@ -101,6 +116,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     runAgent: agentStack.runAgent,
     approvals: agentStack.approvals,
     tools: agentStack.tools,
+    jobs: createJobsCore(scheduler, cron.scriptsDir),
     async start() {
       if (status !== 'idle') throw new Error(`Gateway cannot start from status ${status}`);
       status = 'starting';
@@ -133,6 +149,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       model: config.values.model?.provider ?? 'dry-run',
       timezone: config.timezone,
       approvalsPending: agentStack.approvals.pending().length,
+      jobs: scheduler.snapshot(),
       webhook: { enabled: config.webhook.enabled, url: webhookUrl, routes: config.webhook.routeNames },
     }),
   };

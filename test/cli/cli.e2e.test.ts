@@ -40,9 +40,9 @@ describe('switchboard CLI', () => {
   });
 
   it('says plainly that later commands are not available yet', async () => {
-    const result = await runCli(['cron', 'create', 'every 5m', 'hi']);
+    const result = await runCli(['deliveries', 'list']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('switchboard cron is not available yet: it arrives with the scheduler.\n');
+    expect(result.stderr).toBe('switchboard deliveries is not available yet: it arrives with the delivery targets.\n');
   });
 
   it('creates a working default config on first run and tells where and how to see the demo route', async () => {
