@@ -44,8 +44,8 @@ export function cronCommand(): Command {
           { schedule, prompt, name: options.name, deliver: options.deliver, skills, script: options.script, catchUp: options.catchUp },
           { origin: 'cli', defaultDeliver: 'local', baseDir: process.cwd() },
         ), 'Job not created');
-        if (options.json) return print(JSON.stringify(jobJson(job, context.timezone), undefined, 2));
-        print(`Created job ${formatJob(job, context.timezone, context.config.home.root)}`);
+        if (options.json) print(JSON.stringify(jobJson(job, context.timezone), undefined, 2));
+        else print(`Created job ${formatJob(job, context.timezone, context.config.home.root)}`);
         gatewayNote(context);
       });
     });
