@@ -178,8 +178,7 @@ export function createScheduler(deps: SchedulerDeps) {
       versions = jobs.versions();
       dataVersion = (deps.store.db.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
       catchUp();
-      const count = jobs.list().filter((job) => job.enabled).length;
-      log.info(`Scheduler started: ${count} enabled job(s), timezone ${deps.timezone}`);
+      log.info(`Scheduler started: ${jobs.counts().enabled} enabled job(s), timezone ${deps.timezone}`);
       arm();
     },
     /** Stops the timer, cancels running agent runs and scripts, waits for their records. */
@@ -202,8 +201,8 @@ export function createScheduler(deps: SchedulerDeps) {
       while (running.size > 0) await Promise.allSettled([...running.values()].map((entry) => entry.done));
     },
     snapshot(): SchedulerSnapshot {
-      const all = jobs.list();
-      return { jobs: all.length, enabled: all.filter((job) => job.enabled).length, running: [...running.keys()], nextRunAtMs: jobs.earliestNextRunMs() };
+      const counts = jobs.counts();
+      return { jobs: counts.total, enabled: counts.enabled, running: [...running.keys()], nextRunAtMs: jobs.earliestNextRunMs() };
     },
   };
 }

@@ -88,6 +88,7 @@ export function createJobStore(store: Store) {
   const due = db.prepare(`SELECT ${jobColumns} FROM jobs WHERE enabled = 1 AND next_run_at_ms <= ? ORDER BY next_run_at_ms`);
   const earliest = db.prepare('SELECT MIN(next_run_at_ms) AS next FROM jobs WHERE enabled = 1');
   const versions = db.prepare('SELECT id, updated_at_ms AS updatedAtMs FROM jobs');
+  const counts = db.prepare('SELECT COUNT(*) AS total, COALESCE(SUM(enabled), 0) AS enabled FROM jobs');
   const setEnabled = db.prepare('UPDATE jobs SET enabled = ?, next_run_at_ms = ?, updated_at_ms = ? WHERE id = ?');
   const setNext = db.prepare('UPDATE jobs SET next_run_at_ms = ? WHERE id = ?');
   const deleteJob = db.prepare('DELETE FROM jobs WHERE id = ?');
@@ -114,6 +115,7 @@ export function createJobStore(store: Store) {
     byName: (name: string): JobRow[] => byName.all(name).map((row) => toJob(row)!),
     list: (): JobRow[] => all.all().map((row) => toJob(row)!),
     due: (nowMs: number): JobRow[] => due.all(nowMs).map((row) => toJob(row)!),
+    counts: (): { total: number; enabled: number } => counts.get() as { total: number; enabled: number },
     earliestNextRunMs: (): number | null => (earliest.get() as { next: number | null }).next,
     /** id -> updated time, to notice jobs changed by another process. */
     versions: (): Map<string, number> => new Map(versions.all().map((row) => [row.id as string, row.updatedAtMs as number])),
