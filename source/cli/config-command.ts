@@ -3,7 +3,8 @@ import { ConfigError } from '../config/errors.js';
 import { getAt, parseCliValue, setAt } from '../config/edit.js';
 import type { HomeLayout } from '../config/home.js';
 import { formatKeyPath, parseKeyPath } from '../config/key-path.js';
-import { invalidConfigError } from '../config/load.js';
+import { invalidConfigError, resolveConfig } from '../config/load.js';
+import { routeTargetIssues } from '../delivery/check-config.js';
 import { maskSecrets } from '../config/mask.js';
 import { validateConfig } from '../config/validate.js';
 import { runningGateway } from '../gateway/lock.js';
@@ -27,7 +28,9 @@ export function configCommand(): Command {
 
   config.command('validate').description('Check config.json against config.schema.json; lists every problem').action((_options, command: Command) => {
     const home = homeOf(command);
-    load(command); // throws the full list of problems when invalid
+    const { file } = load(command); // throws the full list of schema problems when invalid
+    const targetIssues = routeTargetIssues(resolveConfig(file, home).values);
+    if (targetIssues.length > 0) throw invalidConfigError(targetIssues, home.configFile);
     say(`${home.configFile} is valid.`);
   });
 

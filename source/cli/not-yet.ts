@@ -4,8 +4,6 @@ import { say } from './output.js';
 /** Commands a later issue delivers. They say so plainly instead of pretending. */
 const upcoming: ReadonlyArray<{ name: string; summary: string; arrives: string }> = [
   { name: 'webhook', summary: 'Dynamic webhook subscriptions, tests, deliveries and replays', arrives: 'the webhook platform' },
-  { name: 'mcp', summary: 'MCP servers: list, test, add, remove, login, install', arrives: 'the MCP client' },
-  { name: 'deliveries', summary: 'Delivery attempts and retries', arrives: 'the delivery targets' },
 ];
 
 export function addUpcomingCommands(program: Command): void {

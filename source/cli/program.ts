@@ -5,6 +5,8 @@ import { runningGateway } from '../gateway/lock.js';
 import { approvalsCommand } from './approvals-command.js';
 import { configCommand } from './config-command.js';
 import { cronCommand } from './cron-command.js';
+import { deliveriesCommand } from './deliveries-command.js';
+import { addInstallLinkCommands } from './mcp-install-commands.js';
 import { homeOf } from './context.js';
 import { addUpcomingCommands } from './not-yet.js';
 import { print, reportError, say } from './output.js';
@@ -45,6 +47,9 @@ function buildProgram(): Command {
   program.addCommand(approvalsCommand());
   program.addCommand(skillsCommand());
   program.addCommand(cronCommand());
+  program.addCommand(deliveriesCommand());
+  const mcp = program.command('mcp').description('MCP servers: install links (list, test, add, remove and login arrive with the MCP client)');
+  addInstallLinkCommands(mcp);
   addUpcomingCommands(program);
   return program;
 }

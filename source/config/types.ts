@@ -39,7 +39,7 @@ export interface ConfigFile {
   agent?: { max_steps?: number; run_timeout_seconds?: number; workdir?: string; terminal?: { approval?: 'never' | 'dangerous' | 'always'; timeout_seconds?: number } };
   approvals?: { timeout_seconds?: number; headless?: 'deny' | 'wait' };
   mcp_servers?: Record<string, McpServerConfig>;
-  platforms?: { webhook?: WebhookPlatformConfig } & Record<string, Record<string, unknown> | undefined>;
+  platforms?: { webhook?: WebhookPlatformConfig } & Partial<Record<'telegram' | 'discord' | 'slack' | 'signal' | 'sms' | 'email', Record<string, unknown>>>;
   cron?: { script_timeout_seconds?: number };
   logging?: { level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' };
 }

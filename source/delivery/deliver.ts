@@ -1,26 +1,146 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { ConfigFile } from '../config/types.js';
+import type { GatewayEvents } from '../gateway/events.js';
+import { ghPrComment } from '../infra/gh.js';
+import type { Store } from '../store/database.js';
+import { createOutputDeliveryStore, type OutputDeliveryStore } from '../store/output-deliveries.js';
+import { defaultRetryPolicy, sendWithRetries, type AttemptOutcome, type AttemptRecord, type RetryPolicy } from './attempts.js';
+import { discordSends } from './discord-target.js';
+import { emailSends } from './email-target.js';
 import { deliverToLocal } from './local-target.js';
-import { deliverToLog } from './log-target.js';
-import type { Deliver } from './types.js';
+import { deliverToLog, describeSubject } from './log-target.js';
+import { platformSettings } from './platforms.js';
+import { signalSends } from './signal-target.js';
+import { slackSends } from './slack-target.js';
+import { smsSends } from './sms-target.js';
+import { checkGithubTarget, resolveTarget, type ResolvedTarget } from './targets.js';
+import { telegramSends } from './telegram-target.js';
+import type { Deliver, DeliveryRequest, DeliveryResult } from './types.js';
 
 export interface DeliverDeps {
   homeRoot: string;
   logger: Logger;
   now?: () => number;
+  /** Interpolated config, for the messaging platforms' settings. */
+  config?: ConfigFile;
+  /** Records every delivery and attempt (history, retries). */
+  store?: Store;
+  retry?: Partial<RetryPolicy>;
+  /** Environment for `gh` (tests put a fake gh first on PATH). */
+  ghEnv?: NodeJS.ProcessEnv;
+  sleep?: (ms: number) => Promise<void>;
+  events?: Pick<GatewayEvents, 'emit'>;
 }
 
-/** Routes each output to its target kind. Targets not built yet fail with a plain reason, never silently. */
-export function createDeliver(deps: DeliverDeps): Deliver {
+const GH_TIMEOUT_MS = 30_000;
+
+export interface DeliveryService {
+  deliver: Deliver;
+  /** Sends a recorded failed delivery again, from the first chunk that did not go out. */
+  retry(id: string): Promise<DeliveryResult>;
+  history: OutputDeliveryStore | undefined;
+}
+
+/** Routes each output to its target, with retries for network targets and a record of every attempt. */
+export function createDeliveryService(deps: DeliverDeps): DeliveryService {
   const now = deps.now ?? Date.now;
-  return async (request) => {
-    const kind = request.target.split(':')[0] ?? '';
-    switch (kind) {
+  const policy = { ...defaultRetryPolicy, ...deps.retry };
+  const platforms = platformSettings(deps.config);
+  const history = deps.store ? createOutputDeliveryStore(deps.store) : undefined;
+
+  async function send(request: DeliveryRequest, recordId: string | undefined, fromChunk: number): Promise<DeliveryResult & { chunksTotal: number; chunksSent: number }> {
+    const extra = request.extra ?? {};
+    const resolved = resolveTarget(request.target, extra, platforms, { for: request.subject.kind === 'webhook' ? 'webhook' : 'job' });
+    if (!resolved.ok) return { ok: false, reason: resolved.reason, chunksTotal: 0, chunksSent: 0 };
+    const target = resolved.value;
+    const report = (chunk: number) => (attempt: Omit<AttemptRecord, 'chunk'>) => { if (recordId) history?.attempt(recordId, { ...attempt, chunk }); };
+    switch (target.kind) {
       case 'log':
-        return deliverToLog(deps.logger, request);
+        return { ...deliverToLog(deps.logger, request), chunksTotal: 1, chunksSent: 1 };
       case 'local':
-        return deliverToLocal(deps.homeRoot, request, now);
+        return { ...(await deliverToLocal(deps.homeRoot, request, now)), chunksTotal: 1, chunksSent: 1 };
+      case 'origin':
+        return { ok: false, reason: 'delivery target "origin" is not available yet: it needs the operator console, where the job was created', chunksTotal: 0, chunksSent: 0 };
+      case 'github_comment': {
+        const checked = checkGithubTarget(extra);
+        if (!checked.ok) return { ok: false, reason: checked.reason, chunksTotal: 0, chunksSent: 0 };
+        const result = await ghPrComment({ ...checked.value, body: messageText(request), timeoutMs: GH_TIMEOUT_MS, env: deps.ghEnv });
+        report(0)({ attempt: 1, atMs: now(), ok: result.ok, status: null, error: result.ok ? null : result.reason });
+        return result.ok
+          ? { ok: true, detail: `commented on ${checked.value.repo}#${checked.value.prNumber}${result.output ? `: ${result.output}` : ''}`, chunksTotal: 1, chunksSent: 1 }
+          : { ok: false, reason: result.reason, chunksTotal: 1, chunksSent: 0 };
+      }
       default:
-        return { ok: false, reason: `delivery target "${request.target}" is not available yet (only log and local are built)` };
+        return sendChunks(target, messageSends(target, request), fromChunk, report);
     }
+  }
+
+  async function sendChunks(target: ResolvedTarget, sends: Array<() => Promise<AttemptOutcome>>, fromChunk: number, report: (chunk: number) => (attempt: Omit<AttemptRecord, 'chunk'>) => void) {
+    for (let chunk = fromChunk; chunk < sends.length; chunk++) {
+      const outcome = await sendWithRetries(sends[chunk]!, policy, report(chunk), now, deps.sleep);
+      if (!outcome.ok) {
+        const part = sends.length > 1 ? ` (part ${chunk + 1} of ${sends.length})` : '';
+        return { ok: false as const, reason: `${target.kind} to ${target.recipient}${part} failed: ${outcome.error}`, chunksTotal: sends.length, chunksSent: chunk };
+      }
+    }
+    const parts = sends.length > 1 ? ` in ${sends.length} parts` : '';
+    return { ok: true as const, detail: `sent to ${target.kind} ${target.recipient}${parts}`, chunksTotal: sends.length, chunksSent: sends.length };
+  }
+
+  async function run(request: DeliveryRequest, recordId: string | undefined, fromChunk: number): Promise<DeliveryResult> {
+    let result: DeliveryResult & { chunksTotal: number; chunksSent: number };
+    try {
+      result = await send(request, recordId, fromChunk);
+    } catch (error) {
+      result = { ok: false, reason: `delivery to ${request.target} failed: ${(error as Error).message}`, chunksTotal: 0, chunksSent: 0 };
+    }
+    if (recordId) {
+      history?.settle(recordId, { status: result.ok ? 'delivered' : 'failed', chunksTotal: result.chunksTotal, chunksSent: result.chunksSent, atMs: now(), ...(result.ok ? { detail: result.detail } : { error: result.reason }) });
+    }
+    if (result.ok) deps.logger.info({ delivery: recordId, target: request.target }, `Delivered ${describeSubject(request)} to ${request.target}: ${result.detail}`);
+    else deps.logger.warn({ delivery: recordId, target: request.target }, `Delivery of ${describeSubject(request)} to ${request.target} failed: ${result.reason}`);
+    const outcome: DeliveryResult = result.ok ? { ok: true, detail: result.detail, ...(recordId ? { recordId } : {}) } : { ok: false, reason: result.reason, ...(recordId ? { recordId } : {}) };
+    deps.events?.emit('delivery.finished', { target: request.target, subject: request.subject, result: outcome });
+    return outcome;
+  }
+
+  return {
+    history,
+    deliver(request) {
+      const recordId = history ? randomUUID() : undefined;
+      if (recordId) history!.create({ id: recordId, target: request.target, extra: request.extra ?? {}, subject: request.subject, output: request.output, runFailed: request.failed === true, createdAtMs: now() });
+      return run(request, recordId, 0);
+    },
+    async retry(id) {
+      const record = history?.get(id);
+      if (!record) return { ok: false, reason: `no delivery with id ${id}` };
+      if (record.status === 'delivered') return { ok: false, reason: `delivery ${id} was already delivered; nothing to retry` };
+      return run({ target: record.target, extra: record.extra, subject: record.subject, output: record.output, failed: record.runFailed }, id, record.chunksSent);
+    },
   };
+}
+
+/** Compatible entry point: a plain Deliver function. */
+export function createDeliver(deps: DeliverDeps): Deliver {
+  return createDeliveryService(deps).deliver;
+}
+
+function messageSends(target: ResolvedTarget, request: DeliveryRequest): Array<() => Promise<AttemptOutcome>> {
+  const text = messageText(request);
+  switch (target.kind) {
+    case 'telegram': return telegramSends(target, text);
+    case 'discord': return discordSends(target, text);
+    case 'slack': return slackSends(target, text);
+    case 'signal': return signalSends(target, text);
+    case 'sms': return smsSends(target, text);
+    case 'email': return emailSends(target, text, `Switchboard: ${describeSubject(request)}${request.failed ? ' (run failed)' : ''}`);
+    default: throw new Error(`no sender for ${target.kind}`);
+  }
+}
+
+/** Chats refuse empty messages, and a failed run must say so. */
+function messageText(request: DeliveryRequest): string {
+  const body = request.output.trim() === '' ? '(no output)' : request.output;
+  return request.failed ? `Run failed (${describeSubject(request)}):\n\n${body}` : body;
 }

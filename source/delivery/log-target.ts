@@ -7,7 +7,7 @@ export function deliverToLog(logger: Logger, request: DeliveryRequest): Delivery
   return { ok: true, detail: 'written to gateway.log' };
 }
 
-export function describeSubject(request: DeliveryRequest): string {
+export function describeSubject(request: Pick<DeliveryRequest, 'subject'>): string {
   const subject = request.subject;
   if (subject.kind === 'webhook') return `webhook ${subject.route} delivery ${subject.deliveryId}`;
   if (subject.kind === 'job') return `job ${subject.jobName} (${subject.jobId}) run ${subject.runId}`;

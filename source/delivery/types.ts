@@ -15,7 +15,8 @@ export interface DeliveryRequest {
   failed?: boolean;
 }
 
-export type DeliveryResult = { ok: true; detail: string } | { ok: false; reason: string };
+/** `recordId`: the history record, when deliveries are recorded (`switchboard deliveries`). */
+export type DeliveryResult = { ok: true; detail: string; recordId?: string } | { ok: false; reason: string; recordId?: string };
 
 /** Delivers one output; never throws: every failure is a reason an operator can read. */
 export type Deliver = (request: DeliveryRequest) => Promise<DeliveryResult>;

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { RunEvent, RunResult } from '../agent/types.js';
+import type { DeliveryRequest, DeliveryResult } from '../delivery/types.js';
 import type { ApprovalRecord } from '../store/approvals.js';
 import type { JobEventMap } from '../scheduler/events.js';
 
@@ -13,6 +14,7 @@ export interface GatewayEventMap extends JobEventMap {
   'run.started': [{ runId: string; origin: string; prompt: string; atMs: number }];
   'run.progressed': [{ runId: string; origin: string; event: RunEvent }];
   'run.finished': [RunResult & { origin: string }];
+  'delivery.finished': [{ target: string; subject: DeliveryRequest['subject']; result: DeliveryResult }];
 }
 
 export type GatewayEvents = EventEmitter<GatewayEventMap>;

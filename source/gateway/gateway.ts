@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createAgentStack, type AgentStack } from '../agent/agent-stack.js';
-import type { ResolvedConfig } from '../config/load.js';
-import { createDeliver } from '../delivery/deliver.js';
+import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
+import { routeTargetIssues } from '../delivery/check-config.js';
+import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
 import { createCronjobTool } from '../scheduler/cronjob-tool.js';
 import { createPreRunWorkers } from '../scheduler/pre-run-workers.js';
 import { resolveCron } from '../scheduler/resolve-cron.js';
@@ -50,6 +51,8 @@ export interface Gateway {
   runAgent: AgentStack['runAgent'];
   approvals: AgentStack['approvals'];
   tools: AgentStack['tools'];
+  /** Delivers outputs to targets, records them, retries failed ones (`deliveries.retry(id)`). */
+  deliveries: DeliveryService;
   /** Scheduled jobs: create, list, pause, resume, remove, runNow (the console's /cron). */
   jobs: JobsCore;
 }
@@ -66,10 +69,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
     config, store: deps.store, logger, events, now,
     policy: deps.mode === 'console' ? 'interactive' : (config.values.approvals?.headless ?? 'deny'),
   });
+  const targetIssues = routeTargetIssues(config.values);
+  if (targetIssues.length > 0) throw invalidConfigError(targetIssues, config.home.configFile);
+  const deliveries = createDeliveryService({ homeRoot: config.home.root, logger, config: config.values, store: deps.store, events, now });
   const cron = resolveCron(config);
   const scheduler = createScheduler({
     store: deps.store, logger, events, now, timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs,
-    runAgent: agentStack.runAgent, deliver: createDeliver({ homeRoot: config.home.root, logger, now }), preRun: createPreRunWorkers({ logger }),
+    runAgent: agentStack.runAgent, deliver: deliveries.deliver, preRun: createPreRunWorkers({ logger }),
   });
   agentStack.tools.register(createCronjobTool({ scheduler, timezone: cron.timezone, scriptsDir: cron.scriptsDir }));
   const webhookApp = config.webhook.enabled ? buildWebhookServer({ logger }) : null;
@@ -116,6 +122,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     runAgent: agentStack.runAgent,
     approvals: agentStack.approvals,
     tools: agentStack.tools,
+    deliveries,
     jobs: createJobsCore(scheduler, cron.scriptsDir),
     async start() {
       if (status !== 'idle') throw new Error(`Gateway cannot start from status ${status}`);

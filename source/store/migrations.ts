@@ -123,4 +123,37 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX job_runs_status ON job_runs (status);
     `,
   },
+  {
+    version: 6,
+    name: 'output deliveries',
+    sql: `
+      CREATE TABLE output_deliveries (
+        id TEXT PRIMARY KEY,
+        target TEXT NOT NULL,
+        extra TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        output TEXT NOT NULL,
+        run_failed INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        chunks_total INTEGER NOT NULL DEFAULT 0,
+        chunks_sent INTEGER NOT NULL DEFAULT 0,
+        detail TEXT,
+        error TEXT,
+        created_at_ms INTEGER NOT NULL,
+        updated_at_ms INTEGER NOT NULL
+      );
+      CREATE INDEX output_deliveries_created ON output_deliveries (created_at_ms);
+      CREATE TABLE output_delivery_attempts (
+        delivery_id TEXT NOT NULL REFERENCES output_deliveries (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        chunk INTEGER NOT NULL,
+        attempt INTEGER NOT NULL,
+        at_ms INTEGER NOT NULL,
+        ok INTEGER NOT NULL,
+        status INTEGER,
+        error TEXT,
+        PRIMARY KEY (delivery_id, seq)
+      );
+    `,
+  },
 ];

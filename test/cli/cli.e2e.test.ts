@@ -175,3 +175,15 @@ describe('switchboard CLI', () => {
     expect(result.stderr).toContain('change platforms.webhook.extra.port in');
   });
 });
+
+describe('delivery targets at startup', () => {
+  it('refuses to start a gateway whose route targets a disabled platform, naming the route key', async () => {
+    const home = await preparedHome();
+    await runCli(['config', 'set', 'platforms.webhook.extra.routes.demo.deliver', 'slack', '--home', home.root]);
+    for (const args of [['gateway'], ['config', 'validate']]) {
+      const result = await runCli([...args, '--home', home.root]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('- platforms.webhook.extra.routes.demo.deliver: platforms.slack is not enabled: set platforms.slack.enabled to true and its credentials (bot_token)');
+    }
+  });
+});

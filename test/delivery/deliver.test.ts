@@ -35,10 +35,13 @@ describe('deliver: log and local', () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
 
-  it('fails a target that is not built yet with a plain reason', async () => {
+  it('fails origin plainly until the console exists, and a platform that is not enabled with the fix', async () => {
     const deliver = createDeliver({ homeRoot: tempHome().root, logger: pino({ level: 'silent' }) });
+    expect(await deliver({ target: 'origin', output: 'x', subject: { kind: 'job', jobId: 'j', jobName: 'n', runId: 'r' } })).toEqual({
+      ok: false, reason: 'delivery target "origin" is not available yet: it needs the operator console, where the job was created',
+    });
     expect(await deliver({ target: 'telegram:42', output: 'x', subject: { kind: 'console', runId: 'r' } })).toEqual({
-      ok: false, reason: 'delivery target "telegram:42" is not available yet (only log and local are built)',
+      ok: false, reason: 'platforms.telegram is not enabled: set platforms.telegram.enabled to true and its credentials (bot_token)',
     });
   });
 });

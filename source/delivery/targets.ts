@@ -1,0 +1,81 @@
+import { apiBase, requiredSettings, setting, type MessagingKind, type PlatformSettings } from './platforms.js';
+
+export type TargetKind = 'log' | 'local' | 'origin' | 'github_comment' | MessagingKind;
+
+const kinds: readonly TargetKind[] = ['log', 'local', 'origin', 'github_comment', 'telegram', 'discord', 'slack', 'signal', 'sms', 'email'];
+const messaging = new Set<string>(['telegram', 'discord', 'slack', 'signal', 'sms', 'email']);
+const unresolved = /\$\{[^{}]+\}/;
+const repoPattern = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+
+export interface ParsedTarget {
+  kind: TargetKind;
+  /** The recipient written in the target string (`telegram:<chat_id>`, `email:<address>`...). */
+  recipient?: string;
+  /** Telegram forum topic (`telegram:<chat_id>:<thread_id>`). */
+  threadId?: string;
+}
+
+export type TargetCheck<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** Splits `kind[:recipient[:thread]]`. Email addresses and phone numbers keep everything after the first colon. */
+export function parseTarget(target: string): TargetCheck<ParsedTarget> {
+  const trimmed = target.trim();
+  const colon = trimmed.indexOf(':');
+  const kind = (colon === -1 ? trimmed : trimmed.slice(0, colon)) as TargetKind;
+  const rest = colon === -1 ? '' : trimmed.slice(colon + 1);
+  if (!kinds.includes(kind)) return { ok: false, reason: `unknown delivery target "${target}"; use one of: ${kinds.join(', ')} (messaging targets take ":<recipient>")` };
+  if (!messaging.has(kind)) {
+    return rest === '' ? { ok: true, value: { kind } } : { ok: false, reason: `delivery target "${kind}" takes no ":${rest}" part` };
+  }
+  if (colon !== -1 && rest === '') return { ok: false, reason: `delivery target "${target}" has an empty recipient` };
+  if (kind === 'telegram' && rest.includes(':')) {
+    const [chat, thread, ...extra] = rest.split(':');
+    if (extra.length > 0 || !chat || !thread || !/^\d+$/.test(thread)) return { ok: false, reason: `telegram target must be telegram:<chat_id>:<thread_id> with a numeric thread id (got "${target}")` };
+    return { ok: true, value: { kind, recipient: chat, threadId: thread } };
+  }
+  return { ok: true, value: { kind, ...(rest ? { recipient: rest } : {}) } };
+}
+
+export interface ResolvedTarget extends ParsedTarget {
+  settings?: Record<string, unknown>;
+  baseUrl?: string;
+}
+
+/**
+ * Checks a target where it is written (subscribe, cron create, config load, the cronjob tool) and
+ * again at delivery: known kind, platform enabled, credentials present, a recipient from
+ * `deliver_extra.chat_id`, else the target string, else the home channel.
+ */
+export function resolveTarget(target: string, extra: Record<string, string | undefined>, platforms: PlatformSettings, context: { for: 'webhook' | 'job' }): TargetCheck<ResolvedTarget> {
+  const parsed = parseTarget(target);
+  if (!parsed.ok) return parsed;
+  const value = parsed.value;
+  if (value.kind === 'origin' && context.for === 'webhook') return { ok: false, reason: 'delivery target "origin" is for jobs (the console pane or chat a job came from); a webhook has no origin: use log, local, github_comment or a messaging target' };
+  if (value.kind === 'github_comment') {
+    for (const key of ['repo', 'pr_number'] as const) {
+      if (!extra[key]) return { ok: false, reason: `github_comment needs deliver_extra.${key} (e.g. repo: "{repository.full_name}", pr_number: "{number}")` };
+    }
+    return { ok: true, value };
+  }
+  if (!messaging.has(value.kind)) return { ok: true, value };
+  const kind = value.kind as MessagingKind;
+  const settings = platforms[kind];
+  if (settings?.enabled !== true) return { ok: false, reason: `platforms.${kind} is not enabled: set platforms.${kind}.enabled to true and its credentials (${requiredSettings[kind].join(', ')})` };
+  for (const key of requiredSettings[kind]) {
+    const configured = setting(settings, key);
+    if (!configured) return { ok: false, reason: `platforms.${kind}.${key} is not set` };
+    if (unresolved.test(configured)) return { ok: false, reason: `platforms.${kind}.${key} refers to ${unresolved.exec(configured)![0]}, which is not set (add it to $SWITCHBOARD_HOME/.env)` };
+  }
+  const recipient = extra.chat_id || value.recipient || setting(settings, 'home_channel');
+  if (!recipient) return { ok: false, reason: `no recipient for ${kind}: write ${kind}:<recipient>, set deliver_extra.chat_id, or set platforms.${kind}.home_channel` };
+  return { ok: true, value: { ...value, recipient, settings, baseUrl: apiBase(kind, settings) } };
+}
+
+/** github_comment parameters after template rendering. */
+export function checkGithubTarget(extra: Record<string, string | undefined>): TargetCheck<{ repo: string; prNumber: number }> {
+  const repo = extra.repo ?? '';
+  const pr = extra.pr_number ?? '';
+  if (!repoPattern.test(repo)) return { ok: false, reason: `deliver_extra.repo must be owner/name (got "${repo}"); gh was not run` };
+  if (!/^[1-9]\d*$/.test(pr)) return { ok: false, reason: `deliver_extra.pr_number must be a positive integer (got "${pr}"); gh was not run` };
+  return { ok: true, value: { repo, prNumber: Number(pr) } };
+}

@@ -1,0 +1,72 @@
+import type { AttemptRecord } from '../delivery/attempts.js';
+import type { DeliverySubject } from '../delivery/types.js';
+import type { Store } from './database.js';
+
+export type OutputDeliveryStatus = 'sending' | 'delivered' | 'failed';
+
+export interface OutputDelivery {
+  id: string;
+  target: string;
+  extra: Record<string, string>;
+  subject: DeliverySubject;
+  output: string;
+  runFailed: boolean;
+  status: OutputDeliveryStatus;
+  chunksTotal: number;
+  chunksSent: number;
+  detail: string | null;
+  error: string | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+  attempts: AttemptRecord[];
+}
+
+const columns = `id, target, extra, subject, output, run_failed AS runFailed, status, chunks_total AS chunksTotal, chunks_sent AS chunksSent,
+  detail, error, created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs`;
+
+/** Every output sent anywhere, with each attempt: `switchboard deliveries` and the console read it. */
+export function createOutputDeliveryStore(store: Store) {
+  const insert = store.db.prepare(`INSERT INTO output_deliveries (id, target, extra, subject, output, run_failed, status, created_at_ms, updated_at_ms)
+    VALUES (?, ?, ?, ?, ?, ?, 'sending', ?, ?)`);
+  const update = store.db.prepare('UPDATE output_deliveries SET status = ?, chunks_total = ?, chunks_sent = ?, detail = ?, error = ?, updated_at_ms = ? WHERE id = ?');
+  const insertAttempt = store.db.prepare(`INSERT INTO output_delivery_attempts (delivery_id, seq, chunk, attempt, at_ms, ok, status, error)
+    VALUES (?, (SELECT COUNT(*) FROM output_delivery_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?, ?)`);
+  const attempts = store.db.prepare('SELECT chunk, attempt, at_ms AS atMs, ok, status, error FROM output_delivery_attempts WHERE delivery_id = ? ORDER BY seq');
+  const byId = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE id = ?`);
+  const byPrefix = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE id LIKE ? || '%' LIMIT 2`);
+  const recent = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE (? = 0 OR status = 'failed') ORDER BY created_at_ms DESC, rowid DESC LIMIT ?`);
+
+  const hydrate = (row: Record<string, unknown> | undefined): OutputDelivery | undefined => {
+    if (!row) return undefined;
+    return {
+      ...(row as unknown as OutputDelivery),
+      extra: JSON.parse(row.extra as string),
+      subject: JSON.parse(row.subject as string),
+      runFailed: row.runFailed === 1,
+      attempts: (attempts.all(row.id as string) as Array<Record<string, unknown>>).map((a) => ({ ...(a as unknown as AttemptRecord), ok: a.ok === 1 })),
+    };
+  };
+
+  return {
+    create(record: Pick<OutputDelivery, 'id' | 'target' | 'extra' | 'subject' | 'output' | 'runFailed' | 'createdAtMs'>): void {
+      insert.run(record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed ? 1 : 0, record.createdAtMs, record.createdAtMs);
+    },
+    attempt(id: string, attempt: AttemptRecord): void {
+      insertAttempt.run(id, id, attempt.chunk, attempt.attempt, attempt.atMs, attempt.ok ? 1 : 0, attempt.status, attempt.error);
+    },
+    settle(id: string, state: { status: OutputDeliveryStatus; chunksTotal: number; chunksSent: number; detail?: string; error?: string; atMs: number }): void {
+      update.run(state.status, state.chunksTotal, state.chunksSent, state.detail ?? null, state.error ?? null, state.atMs, id);
+    },
+    get: (id: string) => hydrate(byId.get(id) as Record<string, unknown> | undefined),
+    find(idOrPrefix: string): OutputDelivery | 'ambiguous' | undefined {
+      const rows = byPrefix.all(idOrPrefix) as Array<Record<string, unknown>>;
+      const exact = rows.find((row) => row.id === idOrPrefix);
+      if (exact) return hydrate(exact);
+      return rows.length > 1 ? 'ambiguous' : hydrate(rows[0]);
+    },
+    recent: (options: { failedOnly?: boolean; limit?: number } = {}) =>
+      (recent.all(options.failedOnly ? 1 : 0, options.limit ?? 50) as Array<Record<string, unknown>>).map((row) => hydrate(row)!),
+  };
+}
+
+export type OutputDeliveryStore = ReturnType<typeof createOutputDeliveryStore>;
