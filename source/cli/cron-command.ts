@@ -3,6 +3,7 @@ import { ConfigError } from '../config/errors.js';
 import { resolveConfig, type ResolvedConfig } from '../config/load.js';
 import { runningGateway } from '../gateway/lock.js';
 import type { Checked } from '../scheduler/job-input.js';
+import { jobDeliverCheck } from '../scheduler/deliver-check.js';
 import { createJobCommands, type JobCommands } from '../scheduler/job-commands.js';
 import { resolveCron } from '../scheduler/resolve-cron.js';
 import { formatInZone, nextRuns, parseSchedule } from '../scheduler/schedule.js';
@@ -10,7 +11,6 @@ import { openStore, type Store } from '../store/database.js';
 import { createJobStore, type JobStore } from '../store/jobs.js';
 import { homeOf, loadConfigFor } from './context.js';
 import { formatJob, formatJobTable, formatRunResult, formatRunTable, jobJson } from './cron-format.js';
-import { runJobNow } from './cron-run.js';
 import { print, say } from './output.js';
 
 interface CronContext {
@@ -114,6 +114,8 @@ export function cronCommand(): Command {
     .action(async (ref: string, options: { json?: boolean }, command: Command) => {
       await withCronAsync(command, async (context) => {
         const job = check(context.commands.find(ref), 'Cannot run the job');
+        // Loaded on demand: the agent stack and Bree are only needed here.
+        const { runJobNow } = await import('./cron-run.js');
         const run = await runJobNow(context, job);
         if (options.json) print(JSON.stringify(run, undefined, 2));
         else {
@@ -160,7 +162,7 @@ function openContext(command: Command): CronContext {
   const store = openStore(home.stateDb);
   const jobs = createJobStore(store);
   const timezone = resolveCron(config).timezone;
-  return { config, store, jobs, timezone, commands: createJobCommands({ jobs, timezone, now: Date.now }) };
+  return { config, store, jobs, timezone, commands: createJobCommands({ jobs, timezone, now: Date.now, checkDeliver: jobDeliverCheck(config.values) }) };
 }
 
 function withCron(command: Command, work: (context: CronContext) => void): void {

@@ -48,7 +48,7 @@ async function runInProcess(context: { config: ResolvedConfig; store: Store }, j
   const preRun = createPreRunWorkers({ logger });
   const scheduler = createScheduler({
     store, logger, timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs, timers: false, preRun,
-    runAgent: stack.runAgent, deliver: createDeliver({ homeRoot: config.home.root, logger }),
+    runAgent: stack.runAgent, deliver: createDeliver({ homeRoot: config.home.root, logger, config: config.values, store }),
   });
   const controller = new AbortController();
   const onSignal = () => void scheduler.stop().then(() => controller.abort());

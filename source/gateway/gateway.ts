@@ -5,6 +5,7 @@ import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
 import { routeTargetIssues } from '../delivery/check-config.js';
 import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
 import { createCronjobTool } from '../scheduler/cronjob-tool.js';
+import { jobDeliverCheck } from '../scheduler/deliver-check.js';
 import { createPreRunWorkers } from '../scheduler/pre-run-workers.js';
 import { resolveCron } from '../scheduler/resolve-cron.js';
 import { createJobsCore, createScheduler, type JobsCore, type SchedulerSnapshot } from '../scheduler/scheduler.js';
@@ -75,7 +76,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const cron = resolveCron(config);
   const scheduler = createScheduler({
     store: deps.store, logger, events, now, timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs,
-    runAgent: agentStack.runAgent, deliver: deliveries.deliver, preRun: createPreRunWorkers({ logger }),
+    runAgent: agentStack.runAgent, deliver: deliveries.deliver, preRun: createPreRunWorkers({ logger }), checkDeliver: jobDeliverCheck(config.values),
   });
   agentStack.tools.register(createCronjobTool({ scheduler, timezone: cron.timezone, scriptsDir: cron.scriptsDir }));
   const webhookApp = config.webhook.enabled ? buildWebhookServer({ logger }) : null;

@@ -7,6 +7,8 @@ export interface JobCommandsDeps {
   jobs: JobStore;
   timezone: string;
   now: () => number;
+  /** Checks `deliver` against the configured platforms (jobDeliverCheck). */
+  checkDeliver?: (target: string) => Checked<unknown>;
   /** Called after each change this process made (the gateway emits job.changed). */
   onChange?: (jobId: string, change: 'created' | 'updated' | 'removed', job: JobRow | null) => void;
 }
@@ -46,7 +48,7 @@ export function createJobCommands(deps: JobCommandsDeps) {
     find,
     nextRunOf,
     create(request: JobRequest, context: JobRequestContext): Checked<JobRow> {
-      const checked = checkJobRequest(request, context);
+      const checked = checkJobRequest(request, { checkDeliver: deps.checkDeliver, ...context });
       if (!checked.ok) return checked;
       const createdAtMs = deps.now();
       const draft = checked.value;

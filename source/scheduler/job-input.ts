@@ -24,6 +24,8 @@ export interface JobRequestContext {
   baseDir: string;
   /** When set, the script must resolve inside this folder (the agent's tool: $SWITCHBOARD_HOME/scripts). */
   scriptsRoot?: string;
+  /** Checks `deliver` against the configured platforms; without it only the shape is checked. */
+  checkDeliver?: (target: string) => Checked<unknown>;
 }
 
 export interface CheckedJob {
@@ -53,6 +55,8 @@ export function checkJobRequest(request: JobRequest, context: JobRequestContext)
   if (name.length > 120) return { ok: false, reason: 'the name is longer than 120 characters' };
   const deliver = (request.deliver ?? '').trim() || context.defaultDeliver;
   if (!deliverTarget.test(deliver)) return { ok: false, reason: `deliver "${deliver}" is not a target: use log, local, origin, or <kind>:<address> such as telegram:123` };
+  const target = context.checkDeliver?.(deliver);
+  if (target && !target.ok) return { ok: false, reason: `deliver "${deliver}": ${target.reason}` };
   const skills = (request.skills ?? []).map((skill) => skill.trim()).filter(Boolean);
   const badSkill = skills.find((skill) => !skillName.test(skill));
   if (badSkill !== undefined) return { ok: false, reason: `skill "${badSkill}" is not a skill name (letters, digits, ".", "_", "-")` };

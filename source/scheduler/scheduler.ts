@@ -24,6 +24,8 @@ export interface SchedulerDeps {
   now?: () => number;
   /** How often the store is checked for jobs and run requests written by other processes. */
   pollMs?: number;
+  /** Checks a new job's `deliver` against the configured platforms. */
+  checkDeliver?: (target: string) => Checked<unknown>;
   /** false: no timer loop; tests with a fake clock drive it with `tick()`. */
   timers?: boolean;
 }
@@ -57,7 +59,7 @@ export function createScheduler(deps: SchedulerDeps) {
     else versions.delete(jobId);
     deps.events?.emit('job.changed', { jobId, change, job });
   };
-  const commands = createJobCommands({ jobs, timezone: deps.timezone, now, onChange: emitChanged });
+  const commands = createJobCommands({ jobs, timezone: deps.timezone, now, onChange: emitChanged, checkDeliver: deps.checkDeliver });
 
   /** Starts one run of `job` (the caller has checked overlap) and returns its finished record. */
   const launch = (job: JobRow, trigger: JobRunTrigger, runId: string, scheduledAtMs?: number, claimed = false): Promise<JobRunRow> => {

@@ -23,7 +23,7 @@ async function preparedHome() {
 const cli = (home: { root: string }, ...args: string[]) => runCli([...args, '--home', home.root]);
 
 describe('switchboard cron', () => {
-  it('creates, lists, shows, pauses, resumes and removes jobs; refuses bad input with reasons', async () => {
+  it('creates, lists, shows, pauses, resumes and removes jobs; refuses bad input with reasons', { timeout: 120_000 }, async () => {
     const home = await preparedHome();
     const created = await cli(home, 'cron', 'create', '0 9 * * 1-5', 'Summarize open pull requests for the team', '--skill', 'github', '--skills', 'triage,github', '--json');
     expect(created.code).toBe(0);
@@ -53,6 +53,10 @@ describe('switchboard cron', () => {
     const bad = await cli(home, 'cron', 'create', '0 9 * * 8', 'x');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('error: Job not created: invalid schedule: "0 9 * * 8": invalid value for day-of-week: 8; accepted forms:');
+    const badTarget = await cli(home, 'cron', 'create', 'every 1h', 'x', '--deliver', 'telegram:12345');
+    expect(badTarget.code).toBe(1);
+    expect(badTarget.stderr).toContain('deliver "telegram:12345": platforms.telegram is not enabled');
+    expect((await cli(home, 'cron', 'create', 'every 1h', 'x', '--deliver', 'pigeon')).stderr).toContain('unknown delivery target "pigeon"');
     const badScript = await cli(home, 'cron', 'create', 'every 1h', 'x', '--script', 'missing.sh');
     expect(badScript.stderr).toContain('does not exist');
 
@@ -65,7 +69,7 @@ describe('switchboard cron', () => {
     expect((await cli(home, 'cron', 'show', job.id)).stderr).toContain(`no job with id or name "${job.id}"`);
   });
 
-  it('previews the next runs in the configured zone, weekday 7 on Sunday', async () => {
+  it('previews the next runs in the configured zone, weekday 7 on Sunday', { timeout: 60_000 }, async () => {
     const home = await preparedHome();
     const next = await cli(home, 'cron', 'next', '30 8 * * 7', '--count', '3');
     expect(next.code).toBe(0);
@@ -78,7 +82,7 @@ describe('switchboard cron', () => {
     expect(bad.stderr).toContain('accepted forms');
   });
 
-  it('runs a job in-process when no gateway runs: dry-run model, script output, local delivery file, history', async () => {
+  it('runs a job in-process when no gateway runs: dry-run model, script output, local delivery file, history', { timeout: 60_000 }, async () => {
     const home = await preparedHome();
     const script = writeScript(path.join(home.root, 'scripts'), 'count.sh', 'echo "7 open tickets"');
     const created = JSON.parse((await cli(home, 'cron', 'create', 'every 1d', 'Report the ticket count', '--script', script, '--name', 'tickets', '--json')).stdout);

@@ -78,6 +78,8 @@ describe('scheduler in the gateway', () => {
     const outside = writeScript(path.join(home.root, 'elsewhere'), 'evil.sh', 'echo owned');
     fs.symlinkSync(outside, path.join(scripts, 'link.sh'));
 
+    const noPlatform = await call(tool, { action: 'create', schedule: 'every 1h', prompt: 'x', deliver: 'slack' });
+    expect(noPlatform).toMatchObject({ isError: true, text: expect.stringContaining('platforms.slack is not enabled') });
     const bad = await call(tool, { action: 'create', schedule: 'every 90 minutes', prompt: 'x' });
     expect(bad).toMatchObject({ isError: true });
     expect(bad.text).toContain('accepted forms');
