@@ -25,7 +25,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** `switchboard cron`: scheduled jobs. Changes go to the store; a running gateway picks them up within a second. */
 export function cronCommand(): Command {
-  const cron = new Command('cron').description('Scheduled jobs: create, list, show, pause, resume, remove, runs, run, next');
+  const cron = new Command('cron').description('Scheduled jobs: create, list, show, edit, pause, resume, remove, runs, run, next');
 
   cron
     .command('create <schedule> <prompt>')
@@ -73,6 +73,34 @@ export function cronCommand(): Command {
         const job = check(context.commands.find(ref), 'Cannot show the job');
         if (options.json) return print(JSON.stringify(jobJson(job, context.timezone), undefined, 2));
         print(formatJob(job, context.timezone, context.config.home.root));
+      });
+    });
+
+  cron
+    .command('edit <job>')
+    .description('Change a job (id or name); only the options given change; a new schedule gets a new next run')
+    .option('--schedule <schedule>', 'a new schedule')
+    .option('--prompt <prompt>', 'a new prompt')
+    .option('--name <name>', 'a new name')
+    .option('--deliver <target>', 'a new target')
+    .option('--skill <name>', 'replace the skills (repeatable)', collect, [] as string[])
+    .option('--skills <a,b>', 'replace the skills with a comma-separated list ("" for none)')
+    .option('--script <path>', 'a new pre-run script ("" removes it)')
+    .option('--catch-up <policy>', 'once or skip')
+    .option('--json', 'machine-readable output')
+    .action((ref: string, options: { schedule?: string; prompt?: string; name?: string; deliver?: string; skill: string[]; skills?: string; script?: string; catchUp?: string; json?: boolean }, command: Command) => {
+      withCron(command, (context) => {
+        const skills = options.skill.length > 0 || options.skills !== undefined
+          ? [...options.skill, ...(options.skills ?? '').split(',')].map((skill) => skill.trim()).filter(Boolean)
+          : undefined;
+        const changes = { schedule: options.schedule, prompt: options.prompt, name: options.name, deliver: options.deliver, skills, script: options.script, catchUp: options.catchUp };
+        if (Object.values(changes).every((value) => value === undefined)) {
+          throw new ConfigError('NOTHING_TO_EDIT', `Nothing to change for ${ref}`, 'Give at least one of --schedule, --prompt, --name, --deliver, --skill/--skills, --script, --catch-up.');
+        }
+        const job = check(context.commands.edit(ref, changes, { origin: 'cli', defaultDeliver: 'local', baseDir: process.cwd() }), 'Job not changed');
+        if (options.json) print(JSON.stringify(jobJson(job, context.timezone), undefined, 2));
+        else print(`Changed ${formatJob(job, context.timezone, context.config.home.root)}`);
+        gatewayNote(context);
       });
     });
 

@@ -86,6 +86,27 @@ export function createJobCommands(deps: JobCommandsDeps) {
       changed(job, job.id, 'updated');
       return { ok: true, value: job };
     },
+    /** Changes some fields; everything is checked again as at creation. A new schedule gets a new next run. */
+    edit(ref: string, changes: Partial<JobRequest>, context: JobRequestContext): Checked<JobRow> {
+      const found = find(ref);
+      if (!found.ok) return found;
+      const job = found.value;
+      const merged: JobRequest = {
+        schedule: changes.schedule ?? job.schedule, prompt: changes.prompt ?? job.prompt, name: changes.name ?? job.name,
+        deliver: changes.deliver ?? job.deliver, skills: changes.skills ?? job.skills, catchUp: changes.catchUp ?? job.catchUp,
+        script: changes.script ?? job.script ?? undefined,
+      };
+      const checked = checkJobRequest(merged, { checkDeliver: deps.checkDeliver, ...context, origin: job.origin });
+      if (!checked.ok) return checked;
+      const draft = checked.value;
+      const now = deps.now();
+      const rescheduled = draft.schedule.text !== job.schedule;
+      const nextRunAtMs = !job.enabled ? null : rescheduled ? nextRunAfter(draft.schedule, now, deps.timezone, job.createdAtMs) : job.nextRunAtMs;
+      jobs.update(job.id, { name: draft.name, schedule: draft.schedule.text, prompt: draft.prompt, deliver: draft.deliver, skills: draft.skills, script: draft.script, catchUp: draft.catchUp, nextRunAtMs }, now);
+      const updated = jobs.get(job.id)!;
+      changed(updated, job.id, 'updated');
+      return { ok: true, value: updated };
+    },
     remove(ref: string): Checked<JobRow> {
       const found = find(ref);
       if (!found.ok) return found;

@@ -218,6 +218,7 @@ export function createJobsCore(scheduler: Scheduler, scriptsDir: string) {
     /** Console-created jobs deliver to their origin (the console) unless told otherwise. */
     create: (request: Parameters<typeof commands.create>[0], origin = 'console') =>
       commands.create(request, { origin, defaultDeliver: 'origin', baseDir: scriptsDir }),
+    edit: (ref: string, changes: Parameters<typeof commands.edit>[1]) => commands.edit(ref, changes, { origin: 'console', defaultDeliver: 'origin', baseDir: scriptsDir }),
     list: commands.list,
     find: commands.find,
     pause: commands.pause,

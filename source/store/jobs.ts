@@ -92,6 +92,8 @@ export function createJobStore(store: Store) {
   const setEnabled = db.prepare('UPDATE jobs SET enabled = ?, next_run_at_ms = ?, updated_at_ms = ? WHERE id = ?');
   const setNext = db.prepare('UPDATE jobs SET next_run_at_ms = ? WHERE id = ?');
   const deleteJob = db.prepare('DELETE FROM jobs WHERE id = ?');
+  const updateJob = db.prepare(`UPDATE jobs SET name = ?, schedule = ?, prompt = ?, deliver = ?, skills = ?, script = ?, catch_up = ?,
+    next_run_at_ms = ?, updated_at_ms = ? WHERE id = ?`);
   const recordLast = db.prepare(`UPDATE jobs SET last_run_at_ms = ?, last_status = ?, last_error = ?,
     consecutive_failures = CASE WHEN ? THEN consecutive_failures + 1 ELSE 0 END WHERE id = ?`);
 
@@ -124,6 +126,10 @@ export function createJobStore(store: Store) {
     },
     setNextRun(id: string, nextRunAtMs: number | null): void {
       setNext.run(nextRunAtMs, id);
+    },
+    /** Replaces what a person can edit; the caller recomputes the next run. */
+    update(id: string, job: Pick<JobRow, 'name' | 'schedule' | 'prompt' | 'deliver' | 'skills' | 'script' | 'catchUp' | 'nextRunAtMs'>, nowMs: number): void {
+      updateJob.run(job.name, job.schedule, job.prompt, job.deliver, JSON.stringify(job.skills), job.script, job.catchUp, job.nextRunAtMs, nowMs, id);
     },
     remove: (id: string): boolean => Number(deleteJob.run(id).changes) > 0,
 

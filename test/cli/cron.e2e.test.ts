@@ -49,6 +49,10 @@ describe('switchboard cron', () => {
     expect(pausedAgain.code).toBe(1);
     expect(pausedAgain.stderr).toContain('is already paused');
     expect((await cli(home, 'cron', 'resume', 'disk')).stdout).toMatch(/^Resumed disk/);
+    const edited = await cli(home, 'cron', 'edit', 'disk', '--schedule', '15 7 * * sat', '--deliver', 'log');
+    expect(edited.code).toBe(0);
+    expect(edited.stdout).toMatch(/^Changed disk \([0-9a-f]{8}\)\n {2}schedule {3}15 7 \* \* sat \(Europe\/Berlin\)\n {2}next run {3}Sat \d{4}-\d\d-\d\d 07:15 /);
+    expect(edited.stdout).toContain('deliver    log');
 
     const bad = await cli(home, 'cron', 'create', '0 9 * * 8', 'x');
     expect(bad.code).toBe(1);

@@ -49,11 +49,14 @@ describe('scheduler in the gateway', () => {
     expect(gateway.jobs.list()).toEqual([]);
     expect(gateway.jobs.list({ all: true })).toHaveLength(1);
     expect(gateway.jobs.resume(created.value.id).ok).toBe(true);
+    const edited = gateway.jobs.edit(created.value.id, { prompt: 'Evening summary', schedule: '0 18 * * 1-5' });
+    expect(edited.ok && edited.value).toMatchObject({ prompt: 'Evening summary', schedule: '0 18 * * 1-5', deliver: 'local', origin: 'console' });
+    expect(gateway.jobs.edit(created.value.id, { schedule: 'every 0m' })).toMatchObject({ ok: false, reason: expect.stringContaining('at least 1') });
     expect(gateway.jobs.remove(created.value.id).ok).toBe(true);
     expect(gateway.jobs.runs(created.value.id)).toHaveLength(1);
 
     expect(events.map(([name, payload]) => `${name}${(payload as { change?: string }).change ? `:${(payload as { change: string }).change}` : ''}`)).toEqual([
-      'job.changed:created', 'job.started', 'job.finished', 'job.changed:updated', 'job.changed:updated', 'job.changed:removed',
+      'job.changed:created', 'job.started', 'job.finished', 'job.changed:updated', 'job.changed:updated', 'job.changed:updated', 'job.changed:removed',
     ]);
     expect(events[2]![1]).toMatchObject({ status: 'ok', trigger: 'manual', delivery: { target: 'local', ok: true } });
     expect((events[2]![1] as { output: string }).output).toContain('Morning summary');

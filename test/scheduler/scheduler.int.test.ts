@@ -230,6 +230,11 @@ describe('scheduling with a fake clock', () => {
     }, 10_000, 'the queued run');
     expect(finished.status).toBe('ok');
     expect(h.seen.find((event) => event.name === 'job.changed')?.payload).toMatchObject({ jobId: created.value.id, change: 'created' });
+    const edited = createJobCommands({ jobs: otherJobs, timezone: 'UTC', now: Date.now }).edit(created.value.id, { schedule: '0 3 * * *', prompt: 'edited' }, { origin: 'cli', defaultDeliver: 'local', baseDir: h.home.root });
+    expect(edited.ok && edited.value).toMatchObject({ schedule: '0 3 * * *', prompt: 'edited', origin: 'cli' });
+    const updated = await waitFor(() => h.seen.find((event) => event.name === 'job.changed' && (event.payload as { change: string }).change === 'updated'), 5_000, 'job.changed updated');
+    expect(updated.payload).toMatchObject({ job: { schedule: '0 3 * * *', nextRunAtMs: edited.ok ? edited.value.nextRunAtMs : -1 } });
+    expect(new Date(h.scheduler.snapshot().nextRunAtMs!).getUTCHours()).toBe(3);
     createJobCommands({ jobs: otherJobs, timezone: 'UTC', now: Date.now }).remove(created.value.id);
     await waitFor(() => h.seen.some((event) => event.name === 'job.changed' && (event.payload as { change: string }).change === 'removed'), 5_000, 'job.changed removed');
   });
