@@ -40,9 +40,9 @@ describe('switchboard CLI', () => {
   });
 
   it('says plainly that later commands are not available yet', async () => {
-    const result = await runCli(['deliveries', 'list']);
+    const result = await runCli(['webhook', 'subscribe', 'x']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('switchboard deliveries is not available yet: it arrives with the delivery targets.\n');
+    expect(result.stderr).toBe('switchboard webhook is not available yet: it arrives with the webhook platform.\n');
   });
 
   it('creates a working default config on first run and tells where and how to see the demo route', async () => {
