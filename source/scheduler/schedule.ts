@@ -57,7 +57,7 @@ function cleanCronMessage(message: string): string {
 
 function makeCron(expression: string, timezone: string): Cron {
   // Standard cron: day-of-month and day-of-week combine with OR; 0 and 7 are Sunday.
-  return new Cron(expression, { timezone, paused: true, mode: '5-part', legacyMode: true });
+  return new Cron(expression, { timezone, paused: true, mode: '5-part', domAndDow: false });
 }
 
 /**

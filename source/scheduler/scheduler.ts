@@ -158,6 +158,8 @@ export function createScheduler(deps: SchedulerDeps) {
   const catchUp = () => {
     const abandoned = jobs.abandonRunning('the gateway stopped during this run', now());
     if (abandoned > 0) log.warn(`${abandoned} job run(s) left running by a stopped gateway were marked as errors`);
+    const expired = jobs.expireQueued('queued for a gateway that stopped before taking it; not run (run it again with switchboard cron run)', now());
+    if (expired > 0) log.warn(`${expired} queued job run request(s) from before this start were not run`);
     for (const job of jobs.list()) {
       if (!job.enabled || job.nextRunAtMs === null || job.nextRunAtMs > now()) continue;
       const schedule = parseSchedule(job.schedule);

@@ -107,6 +107,7 @@ export function createJobStore(store: Store) {
   const runsOf = db.prepare(`SELECT ${runColumns} FROM job_runs WHERE job_id = ? ORDER BY queued_at_ms DESC, rowid DESC LIMIT ?`);
   const runsAll = db.prepare(`SELECT ${runColumns} FROM job_runs ORDER BY queued_at_ms DESC, rowid DESC LIMIT ?`);
   const abandon = db.prepare(`UPDATE job_runs SET status = 'error', error = ?, finished_at_ms = ? WHERE status = 'running'`);
+  const expireQueued = db.prepare(`UPDATE job_runs SET status = 'error', error = ?, finished_at_ms = ? WHERE status = 'queued'`);
 
   return {
     insert(job: NewJob): void {
@@ -156,6 +157,8 @@ export function createJobStore(store: Store) {
       (jobId ? runsOf.all(jobId, limit) : runsAll.all(limit)).map((row) => toRun(row)!),
     /** At gateway start: runs left `running` by a gateway that died are closed as errors. */
     abandonRunning: (reason: string, nowMs: number): number => Number(abandon.run(reason, nowMs).changes),
+    /** At gateway start: run requests queued for a gateway that is gone are not run late. */
+    expireQueued: (reason: string, nowMs: number): number => Number(expireQueued.run(reason, nowMs).changes),
   };
 }
 

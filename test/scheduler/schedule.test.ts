@@ -90,6 +90,11 @@ describe('next runs (fake clock: explicit instants)', () => {
     expect(iso(seven[0]!)).toBe('2026-11-22T09:00:00.000Z');
   });
 
+  it('combines day-of-month and day-of-week with OR, as standard cron does', () => {
+    const runs = nextRuns(schedule('0 9 1 * mon'), at('2026-03-25T00:00:00Z'), 'UTC', 3).map(iso);
+    expect(runs).toEqual(['2026-03-30T09:00:00.000Z', '2026-04-01T09:00:00.000Z', '2026-04-06T09:00:00.000Z']);
+  });
+
   it('evaluates weekdays in the configured zone, not UTC', () => {
     // 23:30 Sunday in Los Angeles is Monday in UTC.
     const runs = nextRuns(schedule('30 23 * * sun'), at('2026-11-18T00:00:00Z'), 'America/Los_Angeles', 1);

@@ -198,6 +198,19 @@ describe('scheduling with a fake clock', () => {
     expect(second.jobs.get(skip.id)!.nextRunAtMs).toBe(T0 + 2 * 3_600_000);
   });
 
+  it('at start, closes runs a dead gateway left running and queued requests nobody took', async () => {
+    const home = tempHome();
+    const first = harness(home);
+    const job = create(first, {});
+    first.jobs.addRun({ id: 'was-running', jobId: job.id, jobName: job.name, trigger: 'schedule', status: 'running', atMs: Date.now() });
+    first.jobs.addRun({ id: 'was-queued', jobId: job.id, jobName: job.name, trigger: 'manual', status: 'queued', atMs: Date.now() });
+    const second = harness(home);
+    second.scheduler.start();
+    expect(second.jobs.getRun('was-running')).toMatchObject({ status: 'error', error: 'the gateway stopped during this run' });
+    expect(second.jobs.getRun('was-queued')).toMatchObject({ status: 'error' });
+    expect(second.jobs.getRun('was-queued')!.error).toContain('not run');
+  });
+
   it('catch_up once skips a missed fire older than half a period', async () => {
     let now = T0;
     const home = tempHome();
