@@ -30,6 +30,8 @@ export interface ApprovalQueue extends ApprovalRequester {
   /** Decide from this process (the console). False when it was no longer pending. */
   resolve(id: string, decision: 'approved' | 'denied', details?: { reason?: string; values?: Record<string, unknown>; by?: string }): boolean;
   pending(): ApprovalRecord[];
+  /** The console's "approve this tool for the session": later calls to the same tool (and server) pass at once, recorded as approved by the session rule. */
+  approveForSession(id: string): boolean;
   /** Shutdown: every waiting request ends as cancelled. */
   cancelAll(reason: string): void;
 }
@@ -38,6 +40,8 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
   const now = deps.now ?? Date.now;
   const records = createApprovalStore(deps.store);
   const waiting = new Map<string, { settle: (record: ApprovalRecord) => void }>();
+  const sessionRules = new Set<string>();
+  const ruleKey = (tool: string, server: string | null | undefined) => `${server ?? ''}\u0000${tool}`;
   let poller: NodeJS.Timeout | undefined;
 
   const poll = () => {
@@ -85,6 +89,10 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
       const record = records.get(id)!;
       deps.logger.info({ approval: id, tool: input.tool, origin: input.origin }, `Approval requested: ${input.tool} (${input.origin})`);
       deps.events?.emit('approval.requested', record);
+      if (!input.form && sessionRules.has(ruleKey(input.tool, input.server))) {
+        decide(id, 'approved', { reason: 'approved for this session', by: 'session' });
+        return outcomeOf(records.get(id)!);
+      }
       if (deps.policy === 'deny') {
         decide(id, 'denied', { reason: 'no operator console is attached (approvals.headless is "deny")', by: 'policy' });
         return outcomeOf(records.get(id)!);
@@ -122,6 +130,12 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
     request,
     resolve: (id, decision, details = {}) => decide(id, decision, { ...details, by: details.by ?? 'console' }),
     pending: () => records.pending(),
+    approveForSession(id) {
+      const record = records.get(id);
+      if (!record || record.form) return false;
+      sessionRules.add(ruleKey(record.tool, record.server));
+      return decide(id, 'approved', { reason: 'approved for this session', by: 'console' });
+    },
     cancelAll(reason) {
       for (const id of [...waiting.keys()]) decide(id, 'cancelled', { reason, by: 'shutdown' });
       stopPollingIfIdle();

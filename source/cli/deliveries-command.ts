@@ -1,12 +1,9 @@
 import { Command } from 'commander';
 import { ConfigError } from '../config/errors.js';
-import { resolveConfig } from '../config/load.js';
 import { createDeliveryService } from '../delivery/deliver.js';
 import { describeSubject } from '../delivery/log-target.js';
-import { createLogger } from '../infra/logger.js';
-import { openStore } from '../store/database.js';
 import type { OutputDelivery } from '../store/output-deliveries.js';
-import { homeOf, loadConfigFor } from './context.js';
+import { withCliCore } from './context.js';
 import { print, say } from './output.js';
 
 /** `switchboard deliveries`: where outputs went, every attempt, and a retry for the failed ones. */
@@ -47,18 +44,8 @@ export function deliveriesCommand(): Command {
   return deliveries;
 }
 
-async function withService<T>(command: Command, work: (service: ReturnType<typeof createDeliveryService>) => T): Promise<Awaited<T>> {
-  const home = homeOf(command);
-  const { file } = loadConfigFor(home, command.optsWithGlobals<{ home?: string }>().home);
-  const config = resolveConfig(file, home);
-  const { logger, close } = createLogger({ file: home.gatewayLog, level: config.logLevel, mode: 'quiet' });
-  const store = openStore(home.stateDb);
-  try {
-    return await work(createDeliveryService({ homeRoot: home.root, logger, config: config.values, store }));
-  } finally {
-    store.close();
-    close();
-  }
+function withService<T>(command: Command, work: (service: ReturnType<typeof createDeliveryService>) => T | Promise<T>): Promise<T> {
+  return withCliCore(command, ({ home, logger, config, store }) => work(createDeliveryService({ homeRoot: home.root, logger, config: config.values, store })));
 }
 
 function describe(row: OutputDelivery): string {

@@ -1,13 +1,14 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
-import { resolveHome } from '../config/home.js';
+import { resolveHome, type HomeLayout } from '../config/home.js';
+import { resolveConfig } from '../config/load.js';
 import { runningGateway } from '../gateway/lock.js';
 import { approvalsCommand } from './approvals-command.js';
 import { configCommand } from './config-command.js';
 import { cronCommand } from './cron-command.js';
 import { deliveriesCommand } from './deliveries-command.js';
 import { addInstallLinkCommands } from './mcp-install-commands.js';
-import { homeOf } from './context.js';
+import { homeOf, loadConfigFor } from './context.js';
 import { addUpcomingCommands } from './not-yet.js';
 import { print, reportError, say } from './output.js';
 import { runCommand } from './run-command.js';
@@ -28,6 +29,13 @@ function buildProgram(): Command {
     .description('Run the gateway headless: webhook listener, scheduler, MCP connections; logs to stderr and logs/gateway.log')
     .action(async (_options, command: Command) => {
       process.exitCode = await runHeadlessGateway(homeOf(command), command.optsWithGlobals<{ home?: string }>().home);
+    });
+
+  program
+    .command('console')
+    .description('Open the operator console with the gateway running in-process (the default in a terminal)')
+    .action(async (_options, command: Command) => {
+      process.exitCode = await openConsole(homeOf(command), command.optsWithGlobals<{ home?: string }>().home);
     });
 
   program
@@ -60,13 +68,26 @@ async function runHeadlessGateway(...args: Parameters<typeof import('./gateway-c
   return run(...args);
 }
 
+/** Loaded on demand: the gateway command must never load React (STYLE.md section 1). */
+async function openConsole(home: HomeLayout, homeFlag: string | undefined): Promise<number> {
+  try {
+    const { file } = loadConfigFor(home, homeFlag);
+    const config = resolveConfig(file, home);
+    const { runConsole } = await import('../ui/run-console.js');
+    return await runConsole(home, config);
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
 /** Runs the CLI and returns the exit code. No command: the main job (the headless gateway until the console lands). */
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildProgram();
   if (!argv.some((arg) => !arg.startsWith('-') && !isHomeValue(argv, arg)) && !argv.some(isInfoFlag)) {
     program.parseOptions(argv);
     const homeFlag = program.opts<{ home?: string }>().home;
-    say('The operator console is not available yet; running the headless gateway (switchboard gateway).');
+    if (process.stdin.isTTY && process.stdout.isTTY) return openConsole(resolveHome(homeFlag), homeFlag);
+    say('No terminal to draw the console in; running the headless gateway (switchboard gateway).');
     return runHeadlessGateway(resolveHome(homeFlag), homeFlag);
   }
   try {

@@ -1,12 +1,9 @@
 import { Command } from 'commander';
 import { createAgentStack } from '../agent/agent-stack.js';
 import type { RunEvent } from '../agent/types.js';
-import { resolveConfig } from '../config/load.js';
 import { createGatewayEvents } from '../gateway/events.js';
-import { createLogger } from '../infra/logger.js';
-import { openStore } from '../store/database.js';
 import { createRunStore } from '../store/runs.js';
-import { homeOf, loadConfigFor } from './context.js';
+import { withCliCore } from './context.js';
 import { print, say } from './output.js';
 
 /** `switchboard run "<prompt>"`: one agent run from the terminal; progress on stderr, the answer on stdout. */
@@ -17,12 +14,7 @@ export function runCommand(): Command {
     .option('--skill <name>', 'load a skill (repeatable, in order)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--json', 'print the stored run record instead of the answer')
     .action(async (prompt: string, options: { skill: string[]; json?: boolean }, command: Command) => {
-      const home = homeOf(command);
-      const { file } = loadConfigFor(home, command.optsWithGlobals<{ home?: string }>().home);
-      const config = resolveConfig(file, home);
-      const { logger, close } = createLogger({ file: home.gatewayLog, level: config.logLevel, mode: 'quiet' });
-      const store = openStore(home.stateDb);
-      try {
+      await withCliCore(command, async ({ config, logger, store }) => {
         const events = createGatewayEvents();
         const policy = config.values.approvals?.headless ?? 'deny';
         events.on('approval.requested', (request) => {
@@ -40,10 +32,7 @@ export function runCommand(): Command {
         else if (result.output) print(result.output);
         if (result.status !== 'ok') say(`Run ${result.status}: ${result.error ?? ''} (run ${result.runId})`);
         process.exitCode = result.status === 'ok' ? 0 : 1;
-      } finally {
-        store.close();
-        close();
-      }
+      });
     });
 }
 

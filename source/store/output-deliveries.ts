@@ -34,6 +34,7 @@ export function createOutputDeliveryStore(store: Store) {
   const attempts = store.db.prepare('SELECT chunk, attempt, at_ms AS atMs, ok, status, error FROM output_delivery_attempts WHERE delivery_id = ? ORDER BY seq');
   const byId = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE id = ?`);
   const byPrefix = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE id LIKE ? || '%' LIMIT 2`);
+  const failedCount = store.db.prepare("SELECT COUNT(*) AS n FROM output_deliveries WHERE status = 'failed'");
   const recent = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE (? = 0 OR status = 'failed') ORDER BY created_at_ms DESC, rowid DESC LIMIT ?`);
 
   const hydrate = (row: Record<string, unknown> | undefined): OutputDelivery | undefined => {
@@ -57,6 +58,7 @@ export function createOutputDeliveryStore(store: Store) {
     settle(id: string, state: { status: OutputDeliveryStatus; chunksTotal: number; chunksSent: number; detail?: string; error?: string; atMs: number }): void {
       update.run(state.status, state.chunksTotal, state.chunksSent, state.detail ?? null, state.error ?? null, state.atMs, id);
     },
+    countFailed: () => (failedCount.get() as { n: number }).n,
     get: (id: string) => hydrate(byId.get(id) as Record<string, unknown> | undefined),
     find(idOrPrefix: string): OutputDelivery | 'ambiguous' | undefined {
       const rows = byPrefix.all(idOrPrefix) as Array<Record<string, unknown>>;

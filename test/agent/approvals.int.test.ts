@@ -131,3 +131,21 @@ describe('approvals in a run, decided from a second process', () => {
     expect(result.output).toBe('finished');
   });
 });
+
+describe('session approvals', () => {
+  it('approves later calls to the same tool of the same server at once, and nothing else', async () => {
+    const { queue: approvals, store } = queue('interactive');
+    const first = approvals.request({ ...input, server: 'github' });
+    const pending = await firstPending(store);
+    expect(approvals.approveForSession(pending.id)).toBe(true);
+    expect(await first).toEqual({ status: 'approved' });
+    expect(await approvals.request({ ...input, server: 'github' })).toEqual({ status: 'approved' });
+    expect(createApprovalStore(store).recent(1)[0]).toMatchObject({ status: 'approved', decidedBy: 'session' });
+    // Another server's tool of the same name still asks.
+    const other = approvals.request({ ...input, server: 'gitlab' });
+    const next = await firstPending(store);
+    expect(next.server).toBe('gitlab');
+    approvals.resolve(next.id, 'denied');
+    expect((await other).status).toBe('denied');
+  });
+});

@@ -7,12 +7,12 @@ import { createGateway } from '../../source/gateway/gateway.js';
 import { openStore } from '../../source/store/database.js';
 
 /** A gateway core over a real store in a temp home; port 0 unless the config says otherwise. */
-export function makeGateway(home: HomeLayout, edit: (config: ConfigFile) => void = () => {}, pid?: number) {
+export function makeGateway(home: HomeLayout, edit: (config: ConfigFile) => void = () => {}, pid?: number, mode: 'headless' | 'console' = 'headless') {
   const file = defaultConfig();
   file.platforms!.webhook!.extra!.port = 0;
   edit(file);
   const config = resolveConfig(file, home, {});
   const store = openStore(home.stateDb);
-  const gateway = createGateway({ config, store, logger: pino({ level: 'silent' }), pid });
+  const gateway = createGateway({ config, store, logger: pino({ level: 'silent' }), pid, mode });
   return { gateway, store, config };
 }

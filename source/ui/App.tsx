@@ -1,0 +1,155 @@
+import { Box, Text, useInput, useWindowSize } from 'ink';
+import TextInput from 'ink-text-input';
+import { useState } from 'react';
+import { ApprovalDialog, approvalDialogHeight, type ApprovalChoice } from './components/ApprovalDialog.js';
+import { Header } from './components/Header.js';
+import { HelpOverlay } from './components/HelpOverlay.js';
+import type { ConsoleGateway, ConsoleModel } from './console-model.js';
+import { useConsoleState } from './hooks/useConsoleState.js';
+import { useNow } from './hooks/useNow.js';
+import { commandFor } from './keymap.js';
+import { ApprovalsPane } from './panes/ApprovalsPane.js';
+import { LogsPane } from './panes/LogsPane.js';
+import { OutputPane } from './panes/OutputPane.js';
+import { parseSlash, slashCommands } from './slash-commands.js';
+import { theme } from './theme.js';
+
+export interface AppProps {
+  model: ConsoleModel;
+  gateway: ConsoleGateway;
+  copy: (text: string) => Promise<boolean>;
+  onQuit: () => void;
+}
+
+type Overlay = { kind: 'none' } | { kind: 'help' } | { kind: 'command'; text: string } | { kind: 'filter'; text: string } | { kind: 'quit' };
+
+const panes = ['Approvals', 'Logs', 'Output'] as const;
+/** approvalDialogHeight() less the argument lines, at most: border, title, origin, tool, annotations, margins, "more", keys. */
+const approvalDialogHeightWithoutArgs = 10;
+type PaneName = (typeof panes)[number];
+
+/** The operator console: header, panes, the approval dialog over them, and one keymap. */
+export function App({ model, gateway, copy, onQuit }: AppProps) {
+  const state = useConsoleState(model);
+  const now = useNow(1000);
+  const { columns, rows } = useWindowSize();
+  const [active, setActive] = useState<PaneName>('Logs');
+  const [overlay, setOverlay] = useState<Overlay>({ kind: 'none' });
+  const [notice, setNotice] = useState<string>('Press ? for keys, / for commands.');
+  const [filter, setFilter] = useState('');
+
+  const head = state.approvals[0];
+  const dialogOpen = head !== undefined && overlay.kind === 'none';
+  const width = Math.max(40, columns);
+  const wide = width >= 120;
+
+  const copyThing = (text: string, what: string) => {
+    void copy(text).then((ok) => setNotice(ok ? `Copied ${what} to the clipboard.` : `No clipboard here; ${what}: ${text.slice(0, width - 20)}`));
+  };
+
+  const runSlash = (line: string) => {
+    const parsed = parseSlash(line);
+    if (!parsed) return setNotice('Commands start with /; /help lists them.');
+    if (parsed.name === 'help') return setOverlay({ kind: 'help' });
+    if (parsed.name === 'run') {
+      if (!parsed.rest) return setNotice('Usage: /run <prompt>');
+      setNotice(`Running: ${parsed.rest}`);
+      void gateway.runAgent({ prompt: parsed.rest, origin: 'console' }).then((result) => {
+        setNotice(`Run ${result.status}; see the Output pane (6).`);
+      });
+      return;
+    }
+    setNotice(`Unknown command /${parsed.name}. Known: ${slashCommands.map((command) => `/${command.name}`).join(', ')}`);
+  };
+
+  const decide = (choice: ApprovalChoice) => {
+    if (!head) return;
+    if (choice.decision === 'approve') gateway.approvals.resolve(head.id, 'approved');
+    else if (choice.decision === 'approveSession') gateway.approvals.approveForSession(head.id);
+    else gateway.approvals.resolve(head.id, 'denied', { reason: choice.reason ?? 'denied by the operator' });
+    setNotice(`${choice.decision === 'deny' ? 'Denied' : 'Approved'} ${head.tool} for ${head.origin}.`);
+    model.refresh();
+  };
+
+  useInput((input, key) => {
+    if (overlay.kind === 'help') return setOverlay({ kind: 'none' });
+    if (overlay.kind === 'quit') {
+      if (input === 'y') onQuit();
+      else setOverlay({ kind: 'none' });
+      return;
+    }
+    if (overlay.kind === 'command' || overlay.kind === 'filter') {
+      if (key.escape) setOverlay({ kind: 'none' });
+      return;
+    }
+    const binding = commandFor(input, key, ['global']);
+    if (!binding) return;
+    // The approval dialog takes its own keys first; only quitting and help pass through it.
+    if (dialogOpen && binding.command !== 'app.quit' && binding.command !== 'help.toggle') return;
+    switch (binding.command) {
+      case 'pane.next': return setActive(panes[(panes.indexOf(active) + 1) % panes.length]!);
+      case 'pane.previous': return setActive(panes[(panes.indexOf(active) + panes.length - 1) % panes.length]!);
+      case 'pane.select': return panes[Number(input) - 1] ? setActive(panes[Number(input) - 1]!) : setNotice(`Pane ${input} is not there yet.`);
+      case 'help.toggle': return setOverlay({ kind: 'help' });
+      case 'commandLine.open': return setOverlay({ kind: 'command', text: '/' });
+      case 'log.filter': return setOverlay({ kind: 'filter', text: filter });
+      case 'config.edit': return setNotice('Editing config.json from the console is not available yet; use: switchboard config set <key> <value>');
+      case 'app.quit': return state.runsInFlight > 0 ? setOverlay({ kind: 'quit' }) : onQuit();
+      default: return undefined;
+    }
+  });
+
+  // Fixed lines: header, tabs, bottom line. The dialog's arguments get what is left after a 3-line pane.
+  const maxArgLines = Math.max(1, Math.min(12, rows - 3 - 3 - approvalDialogHeightWithoutArgs));
+  const dialogHeight = dialogOpen && head ? approvalDialogHeight(head, maxArgLines) : 0;
+  const paneHeight = Math.max(1, rows - 3 - dialogHeight);
+  const renderPane = (name: PaneName, paneWidth: number, focused: boolean) => {
+    switch (name) {
+      case 'Approvals': return <ApprovalsPane state={state} height={paneHeight} width={paneWidth} focused={focused} now={now} />;
+      case 'Logs': return <LogsPane state={state} height={paneHeight} width={paneWidth} focused={focused} filter={filter} />;
+      case 'Output': return <OutputPane state={state} height={paneHeight} width={paneWidth} focused={focused} onCopy={copyThing} />;
+    }
+  };
+  const secondary: PaneName = active === 'Logs' ? 'Approvals' : 'Logs';
+  const leftWidth = wide ? Math.floor(width * 0.6) : width;
+  const focusedPaneKeys = !dialogOpen && overlay.kind === 'none';
+
+  return (
+    <Box flexDirection="column" width={width} height={rows}>
+      <Header state={state} now={now} width={width} />
+      <Box flexShrink={0}>
+        {panes.map((name, index) => (
+          <Text key={name} inverse={name === active} color={name === 'Approvals' && state.approvals.length > 0 ? theme.warn : undefined}>
+            {` ${index + 1} ${name}${name === 'Approvals' && state.approvals.length > 0 ? ` (${state.approvals.length})` : ''} `}
+          </Text>
+        ))}
+      </Box>
+      {overlay.kind === 'help' ? <HelpOverlay width={width} /> : null}
+      {dialogOpen && head ? <ApprovalDialog key={head.id} request={head} position={1} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} onChoice={decide} /> : null}
+      {overlay.kind === 'help' ? null : (
+        <Box height={paneHeight} flexShrink={0} overflow="hidden">
+          <Box width={leftWidth} flexDirection="column">{renderPane(active, leftWidth, focusedPaneKeys)}</Box>
+          {wide ? <Box width={width - leftWidth} paddingLeft={1} flexDirection="column">{renderPane(secondary, width - leftWidth - 1, false)}</Box> : null}
+        </Box>
+      )}
+      {overlay.kind === 'command' || overlay.kind === 'filter' ? (
+        <Box>
+          <Text color={theme.accent}>{overlay.kind === 'filter' ? 'filter logs: ' : ''}</Text>
+          <TextInput
+            value={overlay.text}
+            onChange={(text) => setOverlay({ ...overlay, text })}
+            onSubmit={(text) => {
+              setOverlay({ kind: 'none' });
+              if (overlay.kind === 'filter') setFilter(text.trim());
+              else runSlash(text);
+            }}
+          />
+        </Box>
+      ) : overlay.kind === 'quit' ? (
+        <Text color={theme.warn}>{state.runsInFlight} run(s) in flight. Quit anyway? y / any other key to stay</Text>
+      ) : (
+        <Text color={theme.dim}>{notice}</Text>
+      )}
+    </Box>
+  );
+}

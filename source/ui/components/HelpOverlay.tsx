@@ -1,0 +1,29 @@
+import { Box, Text } from 'ink';
+import { fit } from '../format.js';
+import { keymap, type KeyBinding } from '../keymap.js';
+import { slashCommands } from '../slash-commands.js';
+import { theme } from '../theme.js';
+
+/** Every key of the keymap (two columns, so it fits 80x24) and every slash command; any key closes it. */
+export function HelpOverlay({ width }: { width: number }) {
+  const columnWidth = Math.floor((width - 4) / 2);
+  const half = Math.ceil(keymap.length / 2);
+  const line = (binding: KeyBinding | undefined) => {
+    if (!binding) return '';
+    const scope = binding.scope === 'global' || binding.scope === 'list' ? '' : ` (${binding.scope})`;
+    return fit(`${binding.keys.padEnd(11)} ${binding.description}${scope}`, columnWidth - 1).padEnd(columnWidth);
+  };
+  return (
+    <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.accent} paddingX={1} width={width}>
+      <Text bold>Keys</Text>
+      {keymap.slice(0, half).map((binding, index) => (
+        <Text key={binding.command + binding.scope}>{line(binding)}{line(keymap[half + index])}</Text>
+      ))}
+      <Text bold>Commands</Text>
+      {slashCommands.map((command) => (
+        <Text key={command.name}><Text color={theme.accent}>{command.usage.padEnd(28)}</Text> {fit(command.description, width - 34)}</Text>
+      ))}
+      <Text color={theme.dim}>Any key closes this help.</Text>
+    </Box>
+  );
+}

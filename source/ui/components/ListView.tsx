@@ -1,0 +1,52 @@
+import { Box, Text, useInput } from 'ink';
+import { useState, type ReactNode } from 'react';
+import { useSelectableList } from '../hooks/useSelectableList.js';
+import { commandFor, type CommandName, type KeyScope } from '../keymap.js';
+import { fit } from '../format.js';
+import { theme } from '../theme.js';
+
+export interface ListRow {
+  key: string;
+  text: string;
+  color?: string;
+  dim?: boolean;
+}
+
+/**
+ * A windowed, selectable list: only the rows that fit are rendered, so a ring of thousands costs
+ * one screenful. Enter opens `details` for the selected row, Esc closes it; the pane's own keys
+ * (`scopes`) reach `onCommand` with the selected row.
+ */
+export function ListView({ rows, height, width, focused, empty, details, scopes = [], onCommand }: {
+  rows: readonly ListRow[]; height: number; width: number; focused: boolean; empty: string;
+  details?: (row: ListRow) => ReactNode;
+  scopes?: readonly KeyScope[];
+  onCommand?: (command: CommandName, row: ListRow | undefined) => void;
+}) {
+  const list = useSelectableList(rows.length, height);
+  const [open, setOpen] = useState(false);
+  const selected = rows[list.index];
+  useInput((input, key) => {
+    const binding = commandFor(input, key, [...scopes, 'list']);
+    if (!binding) return;
+    switch (binding.command) {
+      case 'list.up': return list.up();
+      case 'list.down': return list.down();
+      case 'item.open': return details && selected ? setOpen(true) : undefined;
+      case 'item.close': return setOpen(false);
+      default: return onCommand?.(binding.command, selected);
+    }
+  }, { isActive: focused });
+
+  if (open && selected && details) return <Box flexDirection="column" height={height} overflow="hidden">{details(selected)}</Box>;
+  if (rows.length === 0) return <Box height={height}><Text color={theme.dim}>{empty}</Text></Box>;
+  return (
+    <Box flexDirection="column" height={height} overflow="hidden">
+      {rows.slice(list.start, list.end).map((row, offset) => (
+        <Text key={row.key} inverse={focused && list.start + offset === list.index} color={row.color} dimColor={row.dim}>
+          {fit(row.text, width)}
+        </Text>
+      ))}
+    </Box>
+  );
+}

@@ -1,0 +1,114 @@
+import type { ApprovalQueue } from '../agent/approval-queue.js';
+import type { RunAgent } from '../agent/types.js';
+import type { DeliveryService } from '../delivery/deliver.js';
+import type { GatewayEvents, GatewayEventMap } from '../gateway/events.js';
+import type { GatewaySnapshot } from '../gateway/gateway.js';
+import type { ApprovalRecord } from '../store/approvals.js';
+import type { LogLine, LogRing } from './log-ring.js';
+
+/** What the console uses of the core: commands, events and snapshot() (STYLE.md section 1). */
+export interface ConsoleGateway {
+  events: GatewayEvents;
+  snapshot(): GatewaySnapshot;
+  approvals: ApprovalQueue;
+  runAgent: RunAgent;
+  deliveries: DeliveryService;
+}
+
+export interface OutputEntry {
+  id: string;
+  atMs: number;
+  title: string;
+  text: string;
+  ok: boolean;
+}
+
+export interface ConsoleState {
+  version: number;
+  snapshot: GatewaySnapshot;
+  approvals: ApprovalRecord[];
+  logs: readonly LogLine[];
+  outputs: readonly OutputEntry[];
+  runsInFlight: number;
+  failedDeliveries: number;
+}
+
+const MAX_OUTPUTS = 200;
+
+/**
+ * Folds gateway events into one immutable state for the UI. Bursts are batched: listeners hear
+ * at most one change per `flushMs`, so a flood of webhooks cannot flood the renderer.
+ */
+export function createConsoleModel(deps: { gateway: ConsoleGateway; logRing?: LogRing; flushMs?: number }) {
+  const { gateway } = deps;
+  const listeners = new Set<() => void>();
+  const inFlight = new Set<string>();
+  let outputs: OutputEntry[] = [];
+  let state: ConsoleState = build(0);
+  let timer: NodeJS.Timeout | undefined;
+
+  function build(version: number): ConsoleState {
+    return {
+      version,
+      snapshot: gateway.snapshot(),
+      approvals: gateway.approvals.pending(),
+      logs: deps.logRing ? [...deps.logRing.lines()] : [],
+      outputs,
+      runsInFlight: inFlight.size,
+      failedDeliveries: gateway.deliveries.history?.countFailed() ?? 0,
+    };
+  }
+
+  const changed = () => {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      state = build(state.version + 1);
+      listeners.forEach((listener) => listener());
+    }, deps.flushMs ?? 33);
+  };
+
+  const handlers: { [K in keyof GatewayEventMap]?: (...args: GatewayEventMap[K]) => void } = {
+    'run.started': ({ runId }) => { inFlight.add(runId); },
+    'run.finished': (result) => {
+      inFlight.delete(result.runId);
+      if (result.origin === 'console') {
+        outputs = [{ id: result.runId, atMs: result.finishedAtMs, title: `console run ${result.runId.slice(0, 8)} ${result.status}`, text: result.error ? `${result.error}\n${result.output}` : result.output, ok: result.status === 'ok' }, ...outputs].slice(0, MAX_OUTPUTS);
+      }
+    },
+    'delivery.finished': () => {},
+  };
+  const subscriptions: Array<() => void> = [];
+  for (const name of Object.keys(handlers) as Array<keyof GatewayEventMap>) {
+    const handler = (...args: never[]) => { (handlers[name] as (...a: never[]) => void)(...args); changed(); };
+    gateway.events.on(name, handler as never);
+    subscriptions.push(() => gateway.events.off(name, handler as never));
+  }
+  // Everything else that the panes show comes from snapshot() and the queue: any event is a reason to look again.
+  for (const name of ['approval.requested', 'approval.resolved', 'gateway.started', 'gateway.stopped', 'webhook.listening', 'run.progressed'] as const) {
+    gateway.events.on(name, changed);
+    subscriptions.push(() => gateway.events.off(name, changed));
+  }
+  if (deps.logRing) subscriptions.push(deps.logRing.onLine(changed));
+
+  return {
+    getState: () => state,
+    subscribe(listener: () => void) {
+      listeners.add(listener);
+      return () => { listeners.delete(listener); };
+    },
+    /** For a clock tick or a resize: rebuild from the core now. */
+    refresh: changed,
+    addOutput(entry: OutputEntry) {
+      outputs = [entry, ...outputs].slice(0, MAX_OUTPUTS);
+      changed();
+    },
+    dispose() {
+      if (timer) clearTimeout(timer);
+      subscriptions.forEach((unsubscribe) => unsubscribe());
+      listeners.clear();
+    },
+  };
+}
+
+export type ConsoleModel = ReturnType<typeof createConsoleModel>;

@@ -1,0 +1,21 @@
+/** Short human durations: 5s, 3m 20s, 2h 05m, 3d 4h. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours}h ${String(minutes % 60).padStart(2, '0')}m`;
+  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
+}
+
+export function clockTime(ms: number): string {
+  return new Date(ms).toTimeString().slice(0, 8);
+}
+
+/** Cuts a line to `width` characters, marking the cut. */
+export function fit(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, ' ');
+  if (width <= 1) return flat.slice(0, Math.max(0, width));
+  return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
+}

@@ -1,0 +1,56 @@
+import type { Key } from 'ink';
+
+/** Where a key applies: dialogs take input before panes (STYLE.md section 5). */
+export type KeyScope = 'global' | 'list' | 'approval' | 'mcp' | 'webhooks';
+
+export type CommandName =
+  | 'pane.next' | 'pane.previous' | 'pane.select'
+  | 'list.up' | 'list.down' | 'item.open' | 'item.close'
+  | 'delivery.replay' | 'webhook.test' | 'item.copy' | 'item.edit' | 'config.edit'
+  | 'commandLine.open' | 'help.toggle' | 'app.quit' | 'log.filter'
+  | 'approval.approve' | 'approval.approveSession' | 'approval.deny'
+  | 'mcp.login' | 'mcp.reconnect';
+
+export interface KeyBinding {
+  command: CommandName;
+  scope: KeyScope;
+  keys: string;
+  description: string;
+  matches(input: string, key: Key): boolean;
+}
+
+const char = (c: string) => (input: string, key: Key) => input === c && !key.ctrl && !key.meta;
+
+/** Every shortcut of the console, in one place; `?` lists them. */
+export const keymap: readonly KeyBinding[] = [
+  { command: 'pane.next', scope: 'global', keys: 'Tab', description: 'next pane', matches: (_i, k) => k.tab && !k.shift },
+  { command: 'pane.previous', scope: 'global', keys: 'Shift-Tab', description: 'previous pane', matches: (_i, k) => k.tab && k.shift },
+  { command: 'pane.select', scope: 'global', keys: '1-6', description: 'go to pane 1-6', matches: (i, k) => /^[1-6]$/.test(i) && !k.ctrl },
+  { command: 'list.up', scope: 'list', keys: '↑ / k', description: 'move up', matches: (i, k) => k.upArrow || i === 'k' },
+  { command: 'list.down', scope: 'list', keys: '↓ / j', description: 'move down', matches: (i, k) => k.downArrow || i === 'j' },
+  { command: 'item.open', scope: 'list', keys: 'Enter', description: 'open details', matches: (_i, k) => k.return },
+  { command: 'item.close', scope: 'list', keys: 'Esc', description: 'close details', matches: (_i, k) => k.escape },
+  { command: 'delivery.replay', scope: 'webhooks', keys: 'r', description: 'replay the selected delivery', matches: char('r') },
+  { command: 'webhook.test', scope: 'webhooks', keys: 't', description: 'send a signed test webhook to the selected route', matches: char('t') },
+  { command: 'mcp.login', scope: 'mcp', keys: 'l', description: 'log in to the selected server (OAuth)', matches: char('l') },
+  { command: 'mcp.reconnect', scope: 'mcp', keys: 'R', description: 'reconnect the selected server', matches: char('R') },
+  { command: 'item.copy', scope: 'list', keys: 'c', description: 'copy the selected item', matches: char('c') },
+  { command: 'item.edit', scope: 'list', keys: 'e', description: 'edit the selected server, route or job', matches: char('e') },
+  { command: 'config.edit', scope: 'global', keys: 'E', description: 'edit config.json in $EDITOR', matches: char('E') },
+  { command: 'log.filter', scope: 'global', keys: 'f', description: 'filter the log pane', matches: char('f') },
+  { command: 'commandLine.open', scope: 'global', keys: '/', description: 'command line (/help lists commands)', matches: char('/') },
+  { command: 'help.toggle', scope: 'global', keys: '?', description: 'this help', matches: char('?') },
+  { command: 'app.quit', scope: 'global', keys: 'q / Ctrl-C', description: 'quit (asks while runs are in flight)', matches: (i, k) => i === 'q' || (k.ctrl && i === 'c') },
+  { command: 'approval.approve', scope: 'approval', keys: 'a', description: 'approve once', matches: char('a') },
+  { command: 'approval.approveSession', scope: 'approval', keys: 's', description: 'approve this tool for the session', matches: char('s') },
+  { command: 'approval.deny', scope: 'approval', keys: 'd / Esc', description: 'deny (then an optional reason)', matches: (i, k) => i === 'd' || k.escape },
+];
+
+/** The command a key press means in the given scopes, first scope first. */
+export function commandFor(input: string, key: Key, scopes: readonly KeyScope[]): KeyBinding | undefined {
+  for (const scope of scopes) {
+    const binding = keymap.find((candidate) => candidate.scope === scope && candidate.matches(input, key));
+    if (binding) return binding;
+  }
+  return undefined;
+}

@@ -1,0 +1,44 @@
+import { Writable } from 'node:stream';
+
+export interface LogLine {
+  atMs: number;
+  level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+  message: string;
+}
+
+const levels: Record<number, LogLine['level']> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+
+/**
+ * A pino destination that keeps the last `capacity` lines in memory for the console's log pane
+ * (in console mode nothing but Ink may write to the terminal).
+ */
+export function createLogRing(capacity = 2000) {
+  const lines: LogLine[] = [];
+  const listeners = new Set<() => void>();
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const text of String(chunk).split('\n')) {
+        if (text.trim() === '') continue;
+        try {
+          const entry = JSON.parse(text) as { time?: string; level?: number; msg?: string };
+          lines.push({ atMs: entry.time ? Date.parse(entry.time) : Date.now(), level: levels[entry.level ?? 30] ?? 'info', message: entry.msg ?? '' });
+        } catch {
+          lines.push({ atMs: Date.now(), level: 'info', message: text });
+        }
+        if (lines.length > capacity) lines.splice(0, lines.length - capacity);
+      }
+      listeners.forEach((listener) => listener());
+      done();
+    },
+  });
+  return {
+    stream,
+    lines: () => lines,
+    onLine(listener: () => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+export type LogRing = ReturnType<typeof createLogRing>;

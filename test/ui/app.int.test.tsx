@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { render } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { App } from '../../source/ui/App.js';
+import { createConsoleModel } from '../../source/ui/console-model.js';
+import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
+import { makeGateway } from '../helpers/gateway.js';
+import { keys, waitForFrame } from '../helpers/ink.js';
+import { tempHome } from '../helpers/temp-home.js';
+
+const closers: Array<() => unknown> = [];
+afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
+
+async function consoleWith(script: Parameters<typeof startScriptedModel>[0]) {
+  const model: ScriptedModel = await startScriptedModel(script);
+  closers.push(model.close);
+  const home = tempHome();
+  const { gateway, store } = makeGateway(home, (config) => { config.model = { provider: 'openai-compatible', base_url: model.url, name: 'scripted' }; }, undefined, 'console');
+  await gateway.start();
+  closers.push(async () => { await gateway.stop('test over'); store.close(); });
+  const consoleModel = createConsoleModel({ gateway, flushMs: 5 });
+  closers.push(consoleModel.dispose);
+  const copied: string[] = [];
+  let quit = 0;
+  const view = render(<App model={consoleModel} gateway={gateway} copy={async (text) => { copied.push(text); return true; }} onQuit={() => { quit += 1; }} />);
+  closers.push(view.unmount);
+  return { ...view, home, gateway, copied, quits: () => quit };
+}
+
+async function type(stdin: { write(data: string): void }, lastFrame: () => string | undefined, text: string) {
+  for (const char of text) {
+    stdin.write(char);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await waitForFrame(lastFrame, (frame) => frame.includes(text.slice(-3)));
+}
+
+/** Opens the command line and waits until its input is the bottom line. */
+async function openCommandLine(stdin: { write(data: string): void }, lastFrame: () => string | undefined) {
+  stdin.write('/');
+  await waitForFrame(lastFrame, (frame) => frame.trimEnd().split('\n').at(-1)!.trim() === '/');
+}
+
+describe('console app with a real gateway core and the scripted model', () => {
+  it('drives a dangerous tool call from the approval key press to a finished run', async () => {
+    const { lastFrame, stdin, home, gateway } = await consoleWith([
+      { toolCalls: [{ name: 'terminal', args: { command: 'rm -rf scratch && echo removed' } }] },
+      { text: 'Scratch folder cleaned.' },
+    ]);
+    fs.mkdirSync(path.join(home.workspaceDir, 'scratch'), { recursive: true });
+    await waitForFrame(lastFrame, (frame) => frame.includes('switchboard') && frame.includes('approvals 0'));
+    await openCommandLine(stdin, lastFrame);
+    await type(stdin, lastFrame, 'run clean the scratch folder');
+    stdin.write(keys.enter);
+
+    const dialog = await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1'));
+    expect(dialog).toContain('from console');
+    expect(dialog).toContain('terminal (matches: recursive delete)');
+    expect(dialog).toContain('"command": "rm -rf scratch && echo removed"');
+    expect(dialog).toContain('a approve once · s approve this tool for the session · d or Esc deny');
+    expect(dialog).toContain('approvals 1');
+    expect(fs.existsSync(path.join(home.workspaceDir, 'scratch'))).toBe(true);
+
+    stdin.write('a');
+    await waitForFrame(lastFrame, (frame) => frame.includes('Run ok; see the Output pane'));
+    expect(fs.existsSync(path.join(home.workspaceDir, 'scratch'))).toBe(false);
+    stdin.write('3');
+    const output = await waitForFrame(lastFrame, (frame) => frame.includes('Scratch folder cleaned.'));
+    expect(output).toContain('approvals 0');
+    expect(gateway.approvals.pending()).toEqual([]);
+  });
+
+  it('denies with a reason typed in the dialog; the model is told not to retry', async () => {
+    const { lastFrame, stdin } = await consoleWith([
+      { toolCalls: [{ name: 'terminal', args: { command: 'sudo reboot' } }] },
+      { text: 'Understood, not rebooting.' },
+    ]);
+    await openCommandLine(stdin, lastFrame);
+    await type(stdin, lastFrame, 'run reboot the box');
+    stdin.write(keys.enter);
+    await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1'));
+    stdin.write('d');
+    await waitForFrame(lastFrame, (frame) => frame.includes('Reason (optional, Enter to deny):'));
+    await type(stdin, lastFrame, 'not now');
+    stdin.write(keys.enter);
+    await waitForFrame(lastFrame, (frame) => frame.includes('Run ok'));
+    stdin.write('3');
+    await waitForFrame(lastFrame, (frame) => frame.includes('Understood, not rebooting.'));
+  });
+
+  it('lists every key with ?, and quits on q when nothing runs', async () => {
+    const { lastFrame, stdin, quits } = await consoleWith([{ text: 'unused' }]);
+    stdin.write('?');
+    const help = await waitForFrame(lastFrame, (frame) => frame.includes('Keys'));
+    expect(help).toContain('approve this tool for the session');
+    expect(help).toContain('/run <prompt>');
+    stdin.write('x');
+    await waitForFrame(lastFrame, (frame) => !frame.includes('Any key closes this help.'));
+    stdin.write('q');
+    await expect.poll(quits).toBe(1);
+  });
+});
