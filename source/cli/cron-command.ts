@@ -7,15 +7,17 @@ import { jobDeliverCheck } from '../scheduler/deliver-check.js';
 import { createJobCommands, type JobCommands } from '../scheduler/job-commands.js';
 import { resolveCron } from '../scheduler/resolve-cron.js';
 import { formatInZone, nextRuns, parseSchedule } from '../scheduler/schedule.js';
-import { openStore, type Store } from '../store/database.js';
+import type { Logger } from '../infra/logger.js';
+import type { Store } from '../store/database.js';
 import { createJobStore, type JobStore } from '../store/jobs.js';
-import { homeOf, loadConfigFor } from './context.js';
+import { homeOf, loadConfigFor, withCliCore } from './context.js';
 import { formatJob, formatJobTable, formatRunResult, formatRunTable, jobJson } from './cron-format.js';
 import { print, say } from './output.js';
 
 interface CronContext {
   config: ResolvedConfig;
   store: Store;
+  logger: Logger;
   jobs: JobStore;
   commands: JobCommands;
   timezone: string;
@@ -38,7 +40,7 @@ export function cronCommand(): Command {
     .option('--catch-up <policy>', 'a fire missed while no gateway ran: once (default) or skip')
     .option('--json', 'machine-readable output')
     .action((schedule: string, prompt: string, options: { name?: string; deliver?: string; skill: string[]; skills?: string; script?: string; catchUp?: string; json?: boolean }, command: Command) => {
-      withCron(command, (context) => {
+      return withCron(command, (context) => {
         const skills = [...options.skill, ...(options.skills ?? '').split(',')].map((skill) => skill.trim()).filter(Boolean);
         const job = check(context.commands.create(
           { schedule, prompt, name: options.name, deliver: options.deliver, skills, script: options.script, catchUp: options.catchUp },
@@ -56,7 +58,7 @@ export function cronCommand(): Command {
     .option('--all', 'include paused jobs')
     .option('--json', 'machine-readable output')
     .action((options: { all?: boolean; json?: boolean }, command: Command) => {
-      withCron(command, (context) => {
+      return withCron(command, (context) => {
         const jobs = context.commands.list({ all: options.all });
         if (options.json) return print(JSON.stringify(jobs.map((job) => jobJson(job, context.timezone)), undefined, 2));
         if (jobs.length === 0) return say(options.all ? 'No jobs yet: switchboard cron create "<schedule>" "<prompt>"' : 'No enabled jobs (cron list --all shows paused ones).');
@@ -69,7 +71,7 @@ export function cronCommand(): Command {
     .description('One job in full (id or name)')
     .option('--json', 'machine-readable output')
     .action((ref: string, options: { json?: boolean }, command: Command) => {
-      withCron(command, (context) => {
+      return withCron(command, (context) => {
         const job = check(context.commands.find(ref), 'Cannot show the job');
         if (options.json) return print(JSON.stringify(jobJson(job, context.timezone), undefined, 2));
         print(formatJob(job, context.timezone, context.config.home.root));
@@ -89,7 +91,7 @@ export function cronCommand(): Command {
     .option('--catch-up <policy>', 'once or skip')
     .option('--json', 'machine-readable output')
     .action((ref: string, options: { schedule?: string; prompt?: string; name?: string; deliver?: string; skill: string[]; skills?: string; script?: string; catchUp?: string; json?: boolean }, command: Command) => {
-      withCron(command, (context) => {
+      return withCron(command, (context) => {
         const skills = options.skill.length > 0 || options.skills !== undefined
           ? [...options.skill, ...(options.skills ?? '').split(',')].map((skill) => skill.trim()).filter(Boolean)
           : undefined;
@@ -109,7 +111,7 @@ export function cronCommand(): Command {
       .command(`${verb} <job>`)
       .description({ pause: 'Stop firing a job (kept, with its history)', resume: 'Fire a paused job again, from its next slot', remove: 'Delete a job (its run history stays)' }[verb])
       .action((ref: string, _options, command: Command) => {
-        withCron(command, (context) => {
+        return withCron(command, (context) => {
           const job = check(context.commands[verb](ref), `Cannot ${verb} the job`);
           if (verb === 'resume') print(`Resumed ${formatJob(job, context.timezone, context.config.home.root)}`);
           else say(`${verb === 'pause' ? 'Paused' : 'Removed'} job ${job.name} (${job.id}).`);
@@ -124,7 +126,7 @@ export function cronCommand(): Command {
     .option('--limit <n>', 'how many runs', '20')
     .option('--json', 'machine-readable output')
     .action((ref: string | undefined, options: { limit: string; json?: boolean }, command: Command) => {
-      withCron(command, (context) => {
+      return withCron(command, (context) => {
         const limit = Number(options.limit);
         if (!Number.isInteger(limit) || limit < 1) throw new ConfigError('BAD_LIMIT', `--limit ${options.limit} is not a whole number >= 1`, 'For example: --limit 50');
         const jobId = ref === undefined ? undefined : check(context.commands.find(ref), 'Cannot list the runs').id;
@@ -140,7 +142,7 @@ export function cronCommand(): Command {
     .description('Run a job now, through the running gateway or in this process when none runs; waits and prints the result')
     .option('--json', 'print the run record')
     .action(async (ref: string, options: { json?: boolean }, command: Command) => {
-      await withCronAsync(command, async (context) => {
+      await withCron(command, async (context) => {
         const job = check(context.commands.find(ref), 'Cannot run the job');
         // Loaded on demand: the agent stack and Bree are only needed here.
         const { runJobNow } = await import('./cron-run.js');
@@ -184,29 +186,12 @@ function gatewayNote(context: CronContext): void {
   else say('No gateway is running on this home: jobs fire while one runs (switchboard gateway).');
 }
 
-function openContext(command: Command): CronContext {
-  const home = homeOf(command);
-  const config = resolveConfig(loadConfigFor(home, command.optsWithGlobals<{ home?: string }>().home).file, home);
-  const store = openStore(home.stateDb);
-  const jobs = createJobStore(store);
-  const timezone = resolveCron(config).timezone;
-  return { config, store, jobs, timezone, commands: createJobCommands({ jobs, timezone, now: Date.now, checkDeliver: jobDeliverCheck(config.values) }) };
-}
-
-function withCron(command: Command, work: (context: CronContext) => void): void {
-  const context = openContext(command);
-  try {
-    work(context);
-  } finally {
-    context.store.close();
-  }
-}
-
-async function withCronAsync(command: Command, work: (context: CronContext) => Promise<void>): Promise<void> {
-  const context = openContext(command);
-  try {
-    await work(context);
-  } finally {
-    context.store.close();
-  }
+/** Config, a file-only logger and the store for one command (closed afterwards), plus the job commands. */
+function withCron(command: Command, work: (context: CronContext) => void | Promise<void>): Promise<void> {
+  return withCliCore(command, async (core) => {
+    const jobs = createJobStore(core.store);
+    const timezone = resolveCron(core.config).timezone;
+    const commands = createJobCommands({ jobs, timezone, now: Date.now, checkDeliver: jobDeliverCheck(core.config.values) });
+    await work({ config: core.config, store: core.store, logger: core.logger, jobs, timezone, commands });
+  });
 }

@@ -4,7 +4,7 @@ import { createAgentStack } from '../agent/agent-stack.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { createDeliver } from '../delivery/deliver.js';
 import { runningGateway } from '../gateway/lock.js';
-import { createLogger } from '../infra/logger.js';
+import type { Logger } from '../infra/logger.js';
 import { createPreRunWorkers } from '../scheduler/pre-run-workers.js';
 import { resolveCron } from '../scheduler/resolve-cron.js';
 import { createScheduler } from '../scheduler/scheduler.js';
@@ -18,7 +18,7 @@ const POLL_MS = 200;
  * `cron run`: with a gateway on this home, queue the run in the store (the gateway claims it
  * within a poll) and wait for its record; without one, run it here with the same code.
  */
-export async function runJobNow(context: { config: ResolvedConfig; store: Store; jobs: JobStore }, job: JobRow): Promise<JobRunRow> {
+export async function runJobNow(context: { config: ResolvedConfig; store: Store; jobs: JobStore; logger: Logger }, job: JobRow): Promise<JobRunRow> {
   const gateway = runningGateway(context.config.home.lockFile);
   if (gateway) {
     const runId = randomUUID();
@@ -40,9 +40,8 @@ export async function runJobNow(context: { config: ResolvedConfig; store: Store;
   return runInProcess(context, job);
 }
 
-async function runInProcess(context: { config: ResolvedConfig; store: Store }, job: JobRow): Promise<JobRunRow> {
-  const { config, store } = context;
-  const { logger, close } = createLogger({ file: config.home.gatewayLog, level: config.logLevel, mode: 'quiet' });
+async function runInProcess(context: { config: ResolvedConfig; store: Store; logger: Logger }, job: JobRow): Promise<JobRunRow> {
+  const { config, store, logger } = context;
   const cron = resolveCron(config);
   const stack = createAgentStack({ config, store, logger, policy: config.values.approvals?.headless ?? 'deny' });
   const preRun = createPreRunWorkers({ logger });
@@ -60,6 +59,5 @@ async function runInProcess(context: { config: ResolvedConfig; store: Store }, j
   } finally {
     process.off('SIGINT', onSignal);
     await preRun.stop();
-    close();
   }
 }
