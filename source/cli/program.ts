@@ -9,6 +9,7 @@ import { cronCommand } from './cron-command.js';
 import { deliveriesCommand } from './deliveries-command.js';
 import { addInstallLinkCommands } from './mcp-install-commands.js';
 import { homeOf, loadConfigFor } from './context.js';
+import { mcpCommand } from './mcp-command.js';
 import { addUpcomingCommands } from './not-yet.js';
 import { print, reportError, say } from './output.js';
 import { runCommand } from './run-command.js';
@@ -56,8 +57,9 @@ function buildProgram(): Command {
   program.addCommand(skillsCommand());
   program.addCommand(cronCommand());
   program.addCommand(deliveriesCommand());
-  const mcp = program.command('mcp').description('MCP servers: install links (list, test, add, remove and login arrive with the MCP client)');
+  const mcp = mcpCommand();
   addInstallLinkCommands(mcp);
+  program.addCommand(mcp);
   addUpcomingCommands(program);
   return program;
 }

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { RunEvent, RunResult } from '../agent/types.js';
 import type { DeliveryRequest, DeliveryResult } from '../delivery/types.js';
+import type { McpServerState } from '../mcp/connection.js';
 import type { ApprovalRecord } from '../store/approvals.js';
 import type { JobEventMap } from '../scheduler/events.js';
 
@@ -14,6 +15,8 @@ export interface GatewayEventMap extends JobEventMap {
   'run.started': [{ runId: string; origin: string; prompt: string; atMs: number }];
   'run.progressed': [{ runId: string; origin: string; event: RunEvent }];
   'run.finished': [RunResult & { origin: string }];
+  'mcp.statusChanged': [McpServerState];
+  'mcp.toolsChanged': [{ server: string; tools: string[] }];
   'delivery.finished': [{ target: string; subject: DeliveryRequest['subject']; result: DeliveryResult }];
 }
 

@@ -4,6 +4,7 @@ import { createAgentStack, type AgentStack } from '../agent/agent-stack.js';
 import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
 import { routeTargetIssues } from '../delivery/check-config.js';
 import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
+import { createMcpComponent, type McpCommands, type McpSnapshot } from '../mcp/gateway-component.js';
 import { createCronjobTool } from '../scheduler/cronjob-tool.js';
 import { jobDeliverCheck } from '../scheduler/deliver-check.js';
 import { createPreRunWorkers } from '../scheduler/pre-run-workers.js';
@@ -39,6 +40,7 @@ export interface GatewaySnapshot {
   approvalsPending: number;
   jobs: SchedulerSnapshot;
   webhook: { enabled: boolean; url: string | null; routes: string[] };
+  mcp: McpSnapshot;
 }
 
 export interface Gateway {
@@ -54,6 +56,8 @@ export interface Gateway {
   tools: AgentStack['tools'];
   /** Delivers outputs to targets, records them, retries failed ones (`deliveries.retry(id)`). */
   deliveries: DeliveryService;
+  /** MCP servers: `mcp.reload()` (spec /reload-mcp), `mcp.list()`. */
+  mcp: McpCommands;
   /** Scheduled jobs: create, list, pause, resume, remove, runNow (the console's /cron). */
   jobs: JobsCore;
 }
@@ -73,6 +77,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const targetIssues = routeTargetIssues(config.values);
   if (targetIssues.length > 0) throw invalidConfigError(targetIssues, config.home.configFile);
   const deliveries = createDeliveryService({ homeRoot: config.home.root, logger, config: config.values, store: deps.store, events, now });
+  const mcp = createMcpComponent({ config, logger, events, tools: agentStack.tools, approvals: agentStack.approvals, model: agentStack.agent.model, now });
   const cron = resolveCron(config);
   const scheduler = createScheduler({
     store: deps.store, logger, events, now, timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs,
@@ -94,6 +99,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       },
       stop: () => lock?.release(),
     },
+    // Stopped after the approval queue is cancelled (STYLE.md section 2: cancel approvals, then close MCP clients).
+    mcp.component,
     // Started before intake so that stopping (reverse order) closes intake first, then cancels approvals.
     { name: 'approval queue', start: () => {}, stop: () => agentStack.approvals.cancelAll('the gateway is stopping') },
     { name: 'scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
@@ -124,6 +131,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     approvals: agentStack.approvals,
     tools: agentStack.tools,
     deliveries,
+    mcp: mcp.commands,
     jobs: createJobsCore(scheduler, cron.scriptsDir),
     async start() {
       if (status !== 'idle') throw new Error(`Gateway cannot start from status ${status}`);
@@ -159,6 +167,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       approvalsPending: agentStack.approvals.pending().length,
       jobs: scheduler.snapshot(),
       webhook: { enabled: config.webhook.enabled, url: webhookUrl, routes: config.webhook.routeNames },
+      mcp: mcp.snapshot(),
     }),
   };
 }

@@ -1,0 +1,206 @@
+import { Command } from 'commander';
+import type { HomeLayout } from '../config/home.js';
+import { invalidConfigError, resolveConfig } from '../config/load.js';
+import { validateConfig } from '../config/validate.js';
+import { writeConfigFile } from '../infra/config-file.js';
+import { homeOf, loadConfigFor } from './context.js';
+import { print, say } from './output.js';
+
+const NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+export function mcpCommand(): Command {
+  const mcp = new Command('mcp').description('MCP servers: list, test, add, remove, install links (login arrives with OAuth)');
+  mcp
+    .command('list')
+    .description('Connect to every enabled server, print status, era, transport and registered tools, then exit')
+    .option('--json', 'machine-readable output')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const home = homeOf(command);
+      const views = await connectAll(home, globalHome(command));
+      if (views.some((v) => v.status === 'failed')) process.exitCode = 1;
+      if (options.json) {
+        print(JSON.stringify({ servers: views.map((v) => ({
+          name: v.name, status: v.status, era: v.era ?? null, transport: v.transport, error: v.reason ?? null,
+          tools: v.tools.map((t) => ({ name: t.name, original: t.original, readOnly: t.readOnly })),
+        })) }, undefined, 2));
+        return;
+      }
+      if (views.length === 0) return say(`No MCP servers configured. Add one: switchboard mcp add <name> --command <cmd> [--arg <a>]... | --url <url>`);
+      for (const v of views) {
+        print(`${v.name}  ${v.status}  ${v.transport}  era ${v.era ?? '-'}${v.reason ? `  (${v.reason})` : ''}`);
+        for (const t of v.tools) print(`  ${t.name}  <- ${t.original}${t.readOnly ? '  read-only' : ''}`);
+        if (v.status === 'ready' && v.tools.length === 0) print('  (no tools registered: the filters left none and no utility tool applies)');
+      }
+    });
+
+  mcp
+    .command('test <server>')
+    .description('Connect to one server (even when enabled: false), list its tools, and report what went wrong')
+    .action(async (name: string, _options, command: Command) => {
+      const home = homeOf(command);
+      const started = Date.now();
+      const [view, stderr] = await connectOne(home, globalHome(command), name);
+      if (!view) {
+        say(`error: no server "${name}" in mcp_servers of ${home.configFile}`);
+        say('  See the configured names: switchboard mcp list');
+        process.exitCode = 1;
+        return;
+      }
+      if (view.status !== 'ready') {
+        say(view.reason ? `${view.reason} (status ${view.status})` : `server ${name}: ${view.status}`);
+        if (stderr.length > 0) say(`  last stderr lines:\n    ${stderr.slice(-10).join('\n    ')}`);
+        process.exitCode = 1;
+        return;
+      }
+      print(`server ${name}: ready in ${Date.now() - started} ms over ${view.transport}, ${view.era} era${view.protocolVersion ? ` (${view.protocolVersion})` : ''}, ${view.tools.length} tools`);
+      for (const t of view.tools) print(`  ${t.name}  <- ${t.original}${t.readOnly ? '  read-only' : ''}`);
+    });
+
+  mcp
+    .command('login <server>')
+    .description('OAuth login for a server (not available yet)')
+    .allowUnknownOption()
+    .action(() => {
+      say('switchboard mcp login is not available yet: it arrives with OAuth.');
+      process.exitCode = 2;
+    });
+
+  mcp
+    .command('add <name>')
+    .description('Add a server entry to config.json (never overwrites an existing name)')
+    .option('--command <cmd>', 'stdio: executable to launch')
+    .option('--arg <arg>', 'stdio: one argument (repeat for more)', collect, [])
+    .option('--env <KEY=VALUE>', 'stdio: environment variable (repeatable; ${VAR} references stay references)', collect, [])
+    .option('--url <url>', 'HTTP: the MCP endpoint')
+    .option('--header <Name=Value>', 'HTTP: request header (repeatable)', collect, [])
+    .option('--transport <kind>', 'HTTP: sse for the SSE transport')
+    .option('--protocol <era>', 'auto (default), stateless or legacy')
+    .option('--trust <level>', 'full (default) or untrusted')
+    .option('--timeout <seconds>', 'tool-call timeout', Number)
+    .option('--disabled', 'add it with enabled: false')
+    .action(guard((name: string, options: AddOptions, command: Command) => {
+      const home = homeOf(command);
+      const loaded = loadConfigFor(home, globalHome(command));
+      if (!NAME.test(name)) throw new UsageError(`server name "${name}" must be 1-64 characters of A-Z a-z 0-9 . _ -`);
+      if (Boolean(options.command) === Boolean(options.url)) throw new UsageError('give exactly one of --command (stdio) or --url (HTTP)');
+      const existing = loaded.file.mcp_servers ?? {};
+      if (Object.hasOwn(existing, name)) throw new UsageError(`server "${name}" already exists in ${home.configFile}; remove it first (switchboard mcp remove ${name}) or pick another name`);
+      const entry: Record<string, unknown> = options.command
+        ? { command: options.command, ...(options.arg.length > 0 ? { args: options.arg } : {}), ...(options.env.length > 0 ? { env: pairs(options.env, '--env') } : {}) }
+        : { url: options.url, ...(options.header.length > 0 ? { headers: pairs(options.header, '--header') } : {}), ...(options.transport ? { transport: options.transport } : {}) };
+      if (options.protocol) entry.protocol = options.protocol;
+      if (options.trust) entry.trust = options.trust;
+      if (options.timeout !== undefined) entry.timeout = options.timeout;
+      if (options.disabled) entry.enabled = false;
+      const next = { ...loaded.file, mcp_servers: { ...existing, [name]: entry } };
+      const issues = validateConfig(next);
+      if (issues.length > 0) throw invalidConfigError(issues, home.configFile, true);
+      writeConfigFile(home.configFile, next as Record<string, unknown>);
+      say(`Added MCP server ${name} to ${home.configFile}. Check it: switchboard mcp test ${name}`);
+      say('A running gateway connects it within a few seconds (it watches config.json).');
+    }));
+
+  mcp
+    .command('remove <name>')
+    .description('Remove a server entry from config.json')
+    .action(guard((name: string, _options: unknown, command: Command) => {
+      const home = homeOf(command);
+      const loaded = loadConfigFor(home, globalHome(command));
+      const existing = { ...(loaded.file.mcp_servers ?? {}) };
+      if (!Object.hasOwn(existing, name)) throw new UsageError(`no server "${name}" in mcp_servers of ${home.configFile}`);
+      delete existing[name];
+      const next = { ...loaded.file, mcp_servers: existing };
+      const issues = validateConfig(next);
+      if (issues.length > 0) throw invalidConfigError(issues, home.configFile, true);
+      writeConfigFile(home.configFile, next as Record<string, unknown>);
+      say(`Removed MCP server ${name} from ${home.configFile}; a running gateway drops it within a few seconds.`);
+    }));
+  return mcp;
+}
+
+interface AddOptions {
+  command?: string;
+  arg: string[];
+  env: string[];
+  url?: string;
+  header: string[];
+  transport?: string;
+  protocol?: string;
+  trust?: string;
+  timeout?: number;
+  disabled?: boolean;
+}
+
+/** A mistake in the command line: printed as `error: ...` with exit code 2. */
+export class UsageError extends Error {}
+
+/** Usage mistakes print `error: ...` and exit 2; everything else goes to the CLI's error report. */
+function guard<A extends unknown[]>(action: (...args: A) => void): (...args: A) => void {
+  return (...args) => {
+    try {
+      action(...args);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      say(`error: ${error.message}`);
+      process.exitCode = 2;
+    }
+  };
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function pairs(items: string[], flag: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of items) {
+    const at = item.indexOf('=');
+    if (at <= 0) throw new UsageError(`${flag} "${item}" must look like NAME=value`);
+    out[item.slice(0, at)] = item.slice(at + 1);
+  }
+  return out;
+}
+
+function globalHome(command: Command): string | undefined {
+  return command.optsWithGlobals<{ home?: string }>().home;
+}
+
+/** Loaded on demand: the MCP SDK is only paid for by the commands that connect. */
+async function makeManager(home: HomeLayout) {
+  const [{ pino }, { createMcpManager, mcpPaths }, { createToolRegistry }] = await Promise.all([
+    import('pino'), import('../mcp/manager.js'), import('../agent/tool-registry.js'),
+  ]);
+  // Configuration and catalog warnings reach the operator; per-server failures are printed by the command itself.
+  const logger = pino({ level: 'warn' }, {
+    write(line: string) {
+      const { msg } = JSON.parse(line) as { msg: string };
+      if (!msg.startsWith('MCP server ')) say(`warning: ${msg}`);
+    },
+  });
+  return createMcpManager({ registry: createToolRegistry(), logger, ...mcpPaths(home.root), retry: false });
+}
+
+async function connectAll(home: HomeLayout, homeFlag: string | undefined) {
+  const config = resolveConfig(loadConfigFor(home, homeFlag).file, home);
+  const manager = await makeManager(home);
+  try {
+    await manager.start(config.values, { wait: true });
+    return manager.list();
+  } finally {
+    await manager.stop();
+  }
+}
+
+async function connectOne(home: HomeLayout, homeFlag: string | undefined, name: string) {
+  const config = resolveConfig(loadConfigFor(home, homeFlag).file, home);
+  const entry = config.values.mcp_servers?.[name];
+  if (!entry) return [undefined, []] as const;
+  const manager = await makeManager(home);
+  try {
+    await manager.start({ mcp_servers: { [name]: { ...entry, enabled: true } } }, { wait: true });
+    const connection = manager.connection(name);
+    return [manager.list()[0], connection?.stderrLines() ?? []] as const;
+  } finally {
+    await manager.stop();
+  }
+}

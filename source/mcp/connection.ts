@@ -1,0 +1,356 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Tool } from '@modelcontextprotocol/client';
+import type { ApprovalRequester } from '../agent/types.js';
+import { createHttpClient, type HttpClient } from './http-fetch.js';
+import { preflight } from './preflight.js';
+import type { ResolvedMcpServer } from './server-config.js';
+import { clientCapabilities, installServerRequestHandlers, type SampleFn } from './server-requests.js';
+import { isModernOnlyRejection, openSession, type McpEra, type McpSession } from './session.js';
+import { createStderrRing, type StderrRing } from './stderr-ring.js';
+
+export type McpServerStatus = 'disabled' | 'connecting' | 'ready' | 'degraded' | 'reconnecting' | 'recycled' | 'failed';
+
+export interface McpServerState {
+  name: string;
+  status: McpServerStatus;
+  /** Why the server is not ready (failed, degraded, recycled). */
+  reason?: string;
+  era?: McpEra;
+  protocolVersion?: string;
+  transport: ResolvedMcpServer['transport'];
+  updatedAtMs: number;
+}
+
+/** What the catalog needs after a (re)connect or a tools/list_changed. */
+export interface McpDiscovery {
+  tools: Tool[];
+  resources: boolean;
+  prompts: boolean;
+}
+
+export interface ConnectionDeps {
+  server: ResolvedMcpServer;
+  logger: Logger;
+  logsDir?: string;
+  approvals?: ApprovalRequester;
+  sample?: SampleFn;
+  now: () => number;
+  onState(state: McpServerState): void;
+  onDiscovery(discovery: McpDiscovery): void;
+  /** Reconnect after failures (gateway); `mcp list`/`mcp test` connect once. Default true. */
+  retry?: boolean;
+  random?: () => number;
+  /** Reconnect pacing; defaults 1 s doubling to 60 s, `failed` after 5 in a row, then every 5 minutes. */
+  backoff?: Partial<typeof DEFAULT_BACKOFF>;
+  clientInfo?: { name: string; version: string };
+}
+
+export const DEFAULT_BACKOFF = { minMs: 1000, maxMs: 60_000, failuresBeforeFailed: 5, failedRetryMs: 5 * 60_000 };
+
+export class McpCallError extends Error {}
+
+/** One server's connection: connect, keepalive, backoff reconnect, stdio recycling, calls with timeouts. */
+export function createMcpConnection(deps: ConnectionDeps) {
+  const { server, logger } = deps;
+  const random = deps.random ?? Math.random;
+  const backoff = { ...DEFAULT_BACKOFF, ...deps.backoff };
+  const stderr: StderrRing = createStderrRing(deps.logsDir && server.transport === 'stdio' ? path.join(deps.logsDir, 'mcp', `${server.name.replace(/[^A-Za-z0-9._-]/g, '_')}.log`) : undefined);
+  let state: McpServerState = { name: server.name, status: server.enabled ? 'connecting' : 'disabled', transport: server.transport, updatedAtMs: deps.now() };
+  let session: McpSession | undefined;
+  let http: HttpClient | undefined;
+  let connecting: Promise<McpSession> | undefined;
+  let stopped = false;
+  let inFlight = 0;
+  let failures = 0;
+  let usePing = true;
+  let lastActivity = deps.now();
+  let connectedAt = 0;
+  let recyclePending = false;
+  const timers = new Set<NodeJS.Timeout>();
+  let keepaliveTimer: NodeJS.Timeout | undefined;
+  let lifecycleTimer: NodeJS.Timeout | undefined;
+
+  const set = (status: McpServerStatus, reason?: string) => {
+    state = { ...state, status, reason, era: session?.era ?? state.era, protocolVersion: session?.protocolVersion ?? state.protocolVersion, updatedAtMs: deps.now() };
+    deps.onState(state);
+  };
+  const later = (ms: number, fn: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timer.unref();
+    timers.add(timer);
+  };
+
+  async function connectOnce(): Promise<McpSession> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error(`connect_timeout of ${server.connectTimeoutMs / 1000} s reached`)), server.connectTimeoutMs);
+    try {
+      if (server.transport !== 'stdio') {
+        if (!http) {
+          const made = createHttpClient(server);
+          if (!made.ok) throw new FatalConnectError(made.reason);
+          http = made.value;
+        }
+        if (server.transport === 'streamable-http' && !server.skipPreflight && server.auth !== 'oauth') {
+          const checked = await preflight({ server: server.name, url: server.url!, headers: server.headers, fetch: http.fetch });
+          if (!checked.ok) throw new FatalConnectError(checked.reason);
+        }
+      }
+      const requestDeps = { server, approvals: deps.approvals, sample: deps.sample, now: deps.now };
+      const opened = openSession({
+        server, stderr, http, signal: controller.signal,
+        capabilities: clientCapabilities(requestDeps),
+        setup: (client) => installServerRequestHandlers(client, requestDeps),
+        clientInfo: deps.clientInfo ?? { name: 'switchboard', version: '0.1.0' },
+        listChanged: { tools: { autoRefresh: true, onChanged: (error, tools) => { if (!error && tools) void discover(tools); } } },
+      });
+      const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error), { once: true }));
+      opened.then((s) => { if (controller.signal.aborted) void s.close(); }, () => {});
+      return await Promise.race([opened, aborted]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function discover(listed?: Tool[]): Promise<void> {
+    const current = session;
+    if (!current) return;
+    const caps = current.client.getServerCapabilities() ?? {};
+    const tools = listed ?? (caps.tools ? (await current.client.listTools(undefined, { timeout: server.connectTimeoutMs })).tools : []);
+    deps.onDiscovery({ tools, resources: Boolean(caps.resources), prompts: Boolean(caps.prompts) });
+  }
+
+  /** Connects (or joins a connect in progress); on success the server is ready and its tools discovered. */
+  function ensureSession(): Promise<McpSession> {
+    if (session) return Promise.resolve(session);
+    if (stopped) return Promise.reject(new McpCallError(`server ${server.name}: stopped`));
+    if (!connecting) {
+      if (state.status !== 'reconnecting') set('connecting');
+      connecting = (async () => {
+        try {
+          const opened = await connectOnce();
+          if (stopped) {
+            await opened.close();
+            throw new McpCallError(`server ${server.name}: stopped`);
+          }
+          session = opened;
+          opened.client.onclose = () => onClosed(opened);
+          failures = 0;
+          usePing = true;
+          connectedAt = deps.now();
+          lastActivity = connectedAt;
+          await discover();
+          set('ready');
+          scheduleKeepalive();
+          scheduleLifecycle();
+          logger.info(`MCP server ${server.name} ready (${server.transport}, ${opened.era} era${opened.protocolVersion ? ` ${opened.protocolVersion}` : ''})`);
+          return opened;
+        } finally {
+          connecting = undefined;
+        }
+      })();
+    }
+    return connecting;
+  }
+
+  function onClosed(closed: McpSession): void {
+    if (session !== closed || stopped) return;
+    session = undefined;
+    clearKeepalive();
+    const tail = stderr.lines().slice(-3).join(' | ');
+    fail(`connection closed${tail ? ` (stderr: ${tail})` : ''}`, true);
+  }
+
+  /** A failure after being connected (or a failed attempt): backoff reconnect, then failed with a 5-minute retry. */
+  function fail(reason: string, wasReady: boolean): void {
+    if (stopped) return;
+    if (!reason.startsWith(`server ${server.name}:`)) reason = `server ${server.name}: ${reason}`;
+    failures += 1;
+    if (deps.retry === false) {
+      set('failed', reason);
+      return;
+    }
+    if (failures >= backoff.failuresBeforeFailed) {
+      set('failed', `${reason}; retrying every ${Math.round(backoff.failedRetryMs / 60_000)} minutes`);
+      later(backoff.failedRetryMs, reconnect);
+      return;
+    }
+    const base = Math.min(backoff.maxMs, backoff.minMs * 2 ** (failures - 1));
+    const delayMs = Math.round(base / 2 + (random() * base) / 2);
+    set(wasReady ? 'degraded' : 'reconnecting', `${reason}; attempt ${failures} of ${backoff.failuresBeforeFailed}, next in ${(delayMs / 1000).toFixed(1)} s`);
+    later(delayMs, reconnect);
+  }
+
+  function reconnect(): void {
+    if (stopped || session || connecting) return;
+    if (state.status !== 'reconnecting') set('reconnecting', state.reason);
+    ensureSession().catch((error) => handleConnectError(error));
+  }
+
+  function handleConnectError(error: unknown): void {
+    let reason = describeError(error);
+    if (!reason.startsWith(`server ${server.name}:`)) reason = `server ${server.name}: connect failed: ${reason}`;
+    const tail = server.transport === 'stdio' ? stderr.lines().filter((line) => line.trim() !== '').slice(-3).join(' | ') : '';
+    if (tail && /closed|exited|EPIPE/i.test(reason)) reason += ` (stderr: ${tail})`;
+    if (server.protocol === 'legacy' && isModernOnlyRejection(error)) {
+      reason += `; the server only speaks the modern era: set mcp_servers.${server.name}.protocol to auto or stateless`;
+    }
+    if (error instanceof FatalConnectError) set('failed', reason);
+    else fail(reason, false);
+  }
+
+  function scheduleKeepalive(): void {
+    clearKeepalive();
+    keepaliveTimer = setInterval(() => void keepalive(), server.keepaliveMs);
+    keepaliveTimer.unref();
+  }
+  function clearKeepalive(): void {
+    if (keepaliveTimer) clearInterval(keepaliveTimer);
+    keepaliveTimer = undefined;
+  }
+
+  async function keepalive(): Promise<void> {
+    const current = session;
+    if (!current || inFlight > 0) return;
+    const options = { timeout: Math.min(server.keepaliveMs, 30_000) };
+    try {
+      if (usePing && current.era === 'legacy') {
+        try {
+          await current.client.ping(options);
+          return;
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== -32601) throw error;
+          usePing = false;
+        }
+      }
+      await current.client.listTools(undefined, { ...options, cacheMode: 'bypass' });
+    } catch (error) {
+      if (session !== current || inFlight > 0) return;
+      session = undefined;
+      clearKeepalive();
+      void current.close();
+      fail(`keepalive failed: ${describeError(error)}`, true);
+    }
+  }
+
+  function scheduleLifecycle(): void {
+    if (lifecycleTimer) clearInterval(lifecycleTimer);
+    lifecycleTimer = undefined;
+    if (server.transport !== 'stdio' || (server.idleTimeoutMs <= 0 && server.maxLifetimeMs <= 0)) return;
+    const step = Math.max(50, Math.min(...[server.idleTimeoutMs, server.maxLifetimeMs].filter((v) => v > 0)) / 4);
+    lifecycleTimer = setInterval(() => checkLifecycle(), step);
+    lifecycleTimer.unref();
+  }
+
+  function checkLifecycle(): void {
+    if (!session) return;
+    const now = deps.now();
+    if (server.maxLifetimeMs > 0 && now - connectedAt >= server.maxLifetimeMs) recyclePending = true;
+    const idle = server.idleTimeoutMs > 0 && inFlight === 0 && now - lastActivity >= server.idleTimeoutMs;
+    if ((recyclePending || idle) && inFlight === 0) void recycle(recyclePending ? 'max_lifetime_seconds reached' : 'idle_timeout_seconds reached');
+  }
+
+  async function recycle(reason: string): Promise<void> {
+    const current = session;
+    if (!current) return;
+    session = undefined;
+    recyclePending = false;
+    clearKeepalive();
+    if (lifecycleTimer) clearInterval(lifecycleTimer);
+    lifecycleTimer = undefined;
+    await current.close();
+    set('recycled', `${reason}; starts again on the next call`);
+    logger.info(`MCP server ${server.name} recycled: ${reason}`);
+  }
+
+  /** Runs one request against the session, starting a recycled server first. */
+  async function use<T>(label: string, fn: (session: McpSession, signal: AbortSignal | undefined) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (stopped) throw new McpCallError(`server ${server.name}: stopped`);
+    if (!server.enabled) throw new McpCallError(`server ${server.name}: disabled (enabled: false)`);
+    inFlight += 1;
+    lastActivity = deps.now();
+    try {
+      let current: McpSession;
+      try {
+        current = await ensureSession();
+      } catch (error) {
+        // A retry already scheduled keeps its pace; otherwise this failure starts the backoff.
+        if (!connecting && timers.size === 0) handleConnectError(error);
+        throw new McpCallError(`server ${server.name}: not connected: ${describeError(error)}`);
+      }
+      try {
+        return await fn(current, signal);
+      } catch (error) {
+        throw new McpCallError(callErrorMessage(server, label, error));
+      }
+    } finally {
+      inFlight -= 1;
+      lastActivity = deps.now();
+      if (recyclePending && inFlight === 0) checkLifecycle();
+    }
+  }
+
+  return {
+    get state(): McpServerState {
+      return state;
+    },
+    server,
+    stderrLines: () => stderr.lines(),
+    /** First connect. Resolves once ready or failed (never throws). */
+    async start(): Promise<void> {
+      if (!server.enabled) {
+        set('disabled');
+        return;
+      }
+      try {
+        await ensureSession();
+      } catch (error) {
+        handleConnectError(error);
+      }
+    },
+    use,
+    callTool(tool: string, args: Record<string, unknown>, signal?: AbortSignal) {
+      return use(`tool ${tool}`, (s, sig) => s.client.callTool({ name: tool, arguments: args }, { timeout: server.timeoutMs, signal: sig }), signal);
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      clearKeepalive();
+      if (lifecycleTimer) clearInterval(lifecycleTimer);
+      const current = session ?? (await connecting?.catch(() => undefined));
+      session = undefined;
+      await current?.close();
+      await http?.close().catch(() => {});
+      stderr.close();
+    },
+  };
+}
+
+export type McpConnection = ReturnType<typeof createMcpConnection>;
+
+/** Missing certificate files and non-MCP endpoints: no retries. */
+export class FatalConnectError extends Error {}
+
+/** The message plus its causes (undici says only "fetch failed"; the cause says ECONNREFUSED 127.0.0.1:9). */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const parts = [error.message];
+  let cause = (error as { cause?: unknown }).cause;
+  for (let depth = 0; cause instanceof Error && depth < 4; depth++) {
+    if (!parts.some((p) => p.includes(cause instanceof Error ? cause.message : ''))) parts.push(cause.message);
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return parts.join(': ');
+}
+
+function callErrorMessage(server: ResolvedMcpServer, label: string, error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'REQUEST_TIMEOUT' || /timed? ?out/i.test(describeError(error))) {
+    return `server ${server.name}: ${label} did not answer within ${server.timeoutMs / 1000} s (mcp_servers.${server.name}.timeout = ${server.timeoutMs / 1000})`;
+  }
+  return `server ${server.name}: ${label} failed: ${describeError(error)}`;
+}

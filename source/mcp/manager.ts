@@ -1,0 +1,152 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { ApprovalRequester, ToolRegistry } from '../agent/types.js';
+import type { ConfigFile } from '../config/types.js';
+import { buildCatalog, type CatalogEntry } from './catalog.js';
+import { createMcpConnection, type ConnectionDeps, type McpConnection, type McpServerState } from './connection.js';
+import { resolveMcpServers, type ResolvedMcpServer } from './server-config.js';
+import type { SampleFn } from './server-requests.js';
+
+export interface McpServerView extends McpServerState {
+  tools: CatalogEntry[];
+}
+
+export interface McpManagerDeps {
+  registry: ToolRegistry;
+  logger: Logger;
+  /** `<home>/logs`: stdio stderr goes to `logs/mcp/<server>.log`. */
+  logsDir: string;
+  /** `<home>/mcp-media`: images and audio from tool results. */
+  mediaDir: string;
+  approvals?: ApprovalRequester;
+  sample?: SampleFn;
+  now?: () => number;
+  /** false: connect once, no reconnects (CLI `mcp list` / `mcp test`). */
+  retry?: boolean;
+  backoff?: ConnectionDeps['backoff'];
+  onStatusChanged?(state: McpServerState): void;
+  onToolsChanged?(change: { server: string; tools: string[] }): void;
+}
+
+export interface McpReloadResult {
+  added: string[];
+  removed: string[];
+  changed: string[];
+  unchanged: string[];
+  warnings: string[];
+}
+
+/** All configured MCP servers: connections, their tools in the registry, reload. */
+export function createMcpManager(deps: McpManagerDeps) {
+  const now = deps.now ?? Date.now;
+  const connections = new Map<string, McpConnection>();
+  const registered = new Map<string, CatalogEntry[]>();
+
+  function register(server: ResolvedMcpServer, connection: McpConnection, discovery: Parameters<typeof buildCatalog>[0]): void {
+    if (connections.get(server.name) !== connection) return;
+    const catalog = buildCatalog(discovery, { server, connection, mediaDir: deps.mediaDir });
+    for (const warning of catalog.warnings) deps.logger.warn(warning);
+    unregister(server.name);
+    const kept: CatalogEntry[] = [];
+    for (const definition of catalog.definitions) {
+      if (deps.registry.get(definition.name)) {
+        deps.logger.warn(`server ${server.name}: tool ${definition.name} is already registered by ${deps.registry.get(definition.name)!.source ?? 'another source'}; skipped`);
+        continue;
+      }
+      deps.registry.register(definition);
+      kept.push(catalog.entries.find((e) => e.name === definition.name)!);
+    }
+    registered.set(server.name, kept);
+    deps.onToolsChanged?.({ server: server.name, tools: kept.map((e) => e.name) });
+  }
+
+  function unregister(name: string): void {
+    for (const entry of registered.get(name) ?? []) deps.registry.unregister(entry.name);
+    registered.delete(name);
+  }
+
+  function add(server: ResolvedMcpServer): McpConnection {
+    const connection: McpConnection = createMcpConnection({
+      server, logger: deps.logger, logsDir: deps.logsDir, approvals: deps.approvals, sample: deps.sample, now, retry: deps.retry, backoff: deps.backoff,
+      onState: (state) => {
+        if (['failed', 'degraded', 'reconnecting'].includes(state.status)) deps.logger.warn(`MCP server ${state.name} ${state.status}: ${(state.reason ?? '').replace(`server ${state.name}: `, '')}`);
+        deps.onStatusChanged?.(state);
+      },
+      onDiscovery: (discovery) => register(server, connection, discovery),
+    });
+    connections.set(server.name, connection);
+    return connection;
+  }
+
+  async function remove(name: string): Promise<void> {
+    const connection = connections.get(name);
+    connections.delete(name);
+    unregister(name);
+    deps.onToolsChanged?.({ server: name, tools: [] });
+    await connection?.stop();
+  }
+
+  const manager = {
+    /** Resolves the entries and connects every enabled one; `wait` awaits the first attempts. */
+    async start(values: ConfigFile, options: { wait?: boolean } = {}): Promise<string[]> {
+      const { servers, warnings } = resolveMcpServers(values);
+      for (const warning of warnings) deps.logger.warn(warning);
+      const starts = servers.map((server) => add(server).start());
+      if (options.wait) await Promise.all(starts);
+      return warnings;
+    },
+    /** Spec `/reload-mcp`: reconnect what changed, drop what was removed, keep the rest. */
+    async reload(values: ConfigFile): Promise<McpReloadResult> {
+      const { servers, warnings } = resolveMcpServers(values);
+      for (const warning of warnings) deps.logger.warn(warning);
+      const next = new Map(servers.map((s) => [s.name, s]));
+      const result: McpReloadResult = { added: [], removed: [], changed: [], unchanged: [], warnings };
+      for (const name of [...connections.keys()]) {
+        if (!next.has(name)) {
+          result.removed.push(name);
+          await remove(name);
+        }
+      }
+      for (const server of servers) {
+        const existing = connections.get(server.name);
+        if (existing && existing.server.fingerprint === server.fingerprint) {
+          result.unchanged.push(server.name);
+          continue;
+        }
+        if (existing) {
+          result.changed.push(server.name);
+          await remove(server.name);
+        } else result.added.push(server.name);
+        void add(server).start();
+      }
+      deps.logger.info(`MCP reload: added ${list(result.added)}, changed ${list(result.changed)}, removed ${list(result.removed)}, kept ${list(result.unchanged)}`);
+      return result;
+    },
+    /** Drops one server's connection and connects it again with the same entry (the console's `R`). */
+    async reconnect(name: string): Promise<boolean> {
+      const existing = connections.get(name);
+      if (!existing) return false;
+      await remove(name);
+      void add(existing.server).start();
+      return true;
+    },
+    list(): McpServerView[] {
+      return [...connections.values()].map((c) => ({ ...c.state, tools: registered.get(c.server.name) ?? [] }));
+    },
+    connection: (name: string) => connections.get(name),
+    async stop(): Promise<void> {
+      await Promise.all([...connections.keys()].map((name) => remove(name)));
+    },
+  };
+  return manager;
+}
+
+export type McpManager = ReturnType<typeof createMcpManager>;
+
+export function mcpPaths(homeRoot: string) {
+  return { logsDir: path.join(homeRoot, 'logs'), mediaDir: path.join(homeRoot, 'mcp-media') };
+}
+
+function list(names: string[]): string {
+  return names.length > 0 ? names.join(', ') : '(none)';
+}

@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { FIXTURE_SERVER, freePort, NODE } from '../helpers/mcp.js';
+import { tempHome } from '../helpers/temp-home.js';
+
+describe('switchboard mcp', () => {
+  it('add, list --json, test, remove; never overwrites a name', async () => {
+    const home = tempHome();
+    const closed = `http://127.0.0.1:${await freePort()}/mcp`;
+    const sb = (...args: string[]) => runCli(['--home', home.root, ...args]);
+    expect((await sb('mcp', 'add', 'fx', '--command', NODE, '--arg', FIXTURE_SERVER, '--arg', 'stdio', '--env', 'TOKEN=${FX_TOKEN}', '--trust', 'untrusted')).code).toBe(0);
+    const again = await sb('mcp', 'add', 'fx', '--url', 'http://127.0.0.1:1/mcp');
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('error: server "fx" already exists');
+    expect((await sb('mcp', 'add', 'both', '--url', 'http://x', '--command', 'y')).stderr).toContain('give exactly one of --command (stdio) or --url (HTTP)');
+    expect((await sb('mcp', 'add', 'down', '--url', closed, '--header', 'Authorization=Bearer s3cret-value')).code).toBe(0);
+    const written = JSON.parse(fs.readFileSync(home.configFile, 'utf8'));
+    expect(written.mcp_servers.fx).toEqual({ command: NODE, args: [FIXTURE_SERVER, 'stdio'], env: { TOKEN: '${FX_TOKEN}' }, trust: 'untrusted' });
+
+    const listed = await sb('mcp', 'list', '--json');
+    expect(listed.code).toBe(1); // one server failed
+    const json = JSON.parse(listed.stdout) as { servers: Array<Record<string, unknown>> };
+    expect(json.servers.map((s) => Object.keys(s))).toEqual([['name', 'status', 'era', 'transport', 'error', 'tools'], ['name', 'status', 'era', 'transport', 'error', 'tools']]);
+    expect(json.servers[0]).toMatchObject({ name: 'fx', status: 'ready', era: 'legacy', transport: 'stdio', error: null });
+    expect(json.servers[0]!.tools).toContainEqual({ name: 'mcp__fx__write_note', original: 'write-note', readOnly: false });
+    expect(json.servers[1]).toMatchObject({ name: 'down', status: 'failed', era: null, transport: 'streamable-http', tools: [] });
+    expect(String(json.servers[1]!.error)).toMatch(/^server down: connect failed: .*ECONNREFUSED/);
+    expect(listed.stdout + listed.stderr).not.toContain('s3cret-value');
+
+    const text = await sb('mcp', 'list');
+    expect(text.stdout).toContain('fx  ready  stdio  era legacy');
+    expect(text.stdout).toContain('  mcp__fx__echo  <- echo  read-only');
+
+    const tested = await sb('mcp', 'test', 'fx');
+    expect(tested.code).toBe(0);
+    expect(tested.stdout).toMatch(/^server fx: ready in \d+ ms over stdio, legacy era \(2025-11-25\), 12 tools/);
+    const down = await sb('mcp', 'test', 'down');
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/server down: connect failed: .*\(status failed\)/);
+
+    expect((await sb('mcp', 'remove', 'down')).code).toBe(0);
+    expect(Object.keys(JSON.parse(fs.readFileSync(home.configFile, 'utf8')).mcp_servers)).toEqual(['fx']);
+    expect((await sb('mcp', 'remove', 'down')).code).toBe(2);
+  }, 60_000);
+});
