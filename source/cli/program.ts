@@ -5,11 +5,11 @@ import { resolveConfig } from '../config/load.js';
 import { runningGateway } from '../gateway/lock.js';
 import { approvalsCommand } from './approvals-command.js';
 import { configCommand } from './config-command.js';
+import { cronCommand } from './cron-command.js';
 import { deliveriesCommand } from './deliveries-command.js';
 import { addInstallLinkCommands } from './mcp-install-commands.js';
 import { homeOf, loadConfigFor } from './context.js';
 import { mcpCommand } from './mcp-command.js';
-import { addUpcomingCommands } from './not-yet.js';
 import { print, reportError, say } from './output.js';
 import { runCommand } from './run-command.js';
 import { skillsCommand } from './skills-command.js';
@@ -56,11 +56,11 @@ function buildProgram(): Command {
   program.addCommand(runCommand());
   program.addCommand(approvalsCommand());
   program.addCommand(skillsCommand());
+  program.addCommand(cronCommand());
   program.addCommand(deliveriesCommand());
   const mcp = mcpCommand();
   addInstallLinkCommands(mcp);
   program.addCommand(mcp);
-  addUpcomingCommands(program);
   return program;
 }
 

@@ -4,9 +4,10 @@ import type { DeliveryRequest, DeliveryResult } from '../delivery/types.js';
 import type { McpServerState } from '../mcp/connection.js';
 import type { ApprovalRecord } from '../store/approvals.js';
 import type { WebhookCompleted, WebhookRequestRecord, WebhookRunStarted } from '../webhooks/types.js';
+import type { JobEventMap } from '../scheduler/events.js';
 
 /** Every event the core emits, named `domain.pastTenseVerb` (STYLE.md section 1). */
-export interface GatewayEventMap {
+export interface GatewayEventMap extends JobEventMap {
   'gateway.started': [{ atMs: number; pid: number }];
   'gateway.stopped': [{ atMs: number; reason: string }];
   'webhook.listening': [{ url: string; routes: string[] }];

@@ -5,6 +5,11 @@ import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
 import { routeTargetIssues } from '../delivery/check-config.js';
 import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
 import { createMcpComponent, type McpCommands, type McpSnapshot } from '../mcp/gateway-component.js';
+import { createCronjobTool } from '../scheduler/cronjob-tool.js';
+import { jobDeliverCheck } from '../scheduler/deliver-check.js';
+import { createPreRunWorkers } from '../scheduler/pre-run-workers.js';
+import { resolveCron } from '../scheduler/resolve-cron.js';
+import { createJobsCore, createScheduler, type JobsCore, type SchedulerSnapshot } from '../scheduler/scheduler.js';
 import { createAuditLog } from '../store/audit.js';
 import type { Store } from '../store/database.js';
 import { resolveWebhooks } from '../webhooks/config.js';
@@ -35,6 +40,7 @@ export interface GatewaySnapshot {
   model: string;
   timezone: string;
   approvalsPending: number;
+  jobs: SchedulerSnapshot;
   webhook: { enabled: boolean; url: string | null; routes: string[]; subscriptions: string[]; deliveries: Record<DeliveryState, number> | null };
   mcp: McpSnapshot;
 }
@@ -56,6 +62,8 @@ export interface Gateway {
   mcp: McpCommands;
   /** Webhook commands: replay a recorded delivery, send a signed test request through the intake. */
   webhooks: Pick<WebhookPlatform, 'replay' | 'test'>;
+  /** Scheduled jobs: create, list, pause, resume, remove, runNow (the console's /cron). */
+  jobs: JobsCore;
 }
 
 const webhookDisabled = 'the webhook platform is disabled: switchboard config set platforms.webhook.enabled true, then restart the gateway';
@@ -81,6 +89,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ? createWebhookPlatform({ settings: resolveWebhooks(config), store: deps.store, logger, events, now, runAgent: agentStack.runAgent, deliver: deliveries.deliver })
     : null;
   const webhookApp = webhooks?.app ?? null;
+  const cron = resolveCron(config);
+  const scheduler = createScheduler({
+    store: deps.store, logger, events, now, timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs,
+    runAgent: agentStack.runAgent, deliver: deliveries.deliver, preRun: createPreRunWorkers({ logger }), checkDeliver: jobDeliverCheck(config.values),
+  });
+  agentStack.tools.register(createCronjobTool({ scheduler, timezone: cron.timezone, scriptsDir: cron.scriptsDir }));
 
   let status: GatewayStatus = 'idle';
   let startedAtMs: number | null = null;
@@ -99,6 +113,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     mcp.component,
     // Started before intake so that stopping (reverse order) closes intake first, then cancels approvals.
     { name: 'approval queue', start: () => {}, stop: () => agentStack.approvals.cancelAll('the gateway is stopping') },
+    { name: 'scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
   ];
   if (webhooks && webhookApp) {
     // Before the listener, so stopping closes intake first, then cancels runs (queued again for the next start).
@@ -135,6 +150,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       replay: (deliveryId) => webhooks ? webhooks.replay(deliveryId) : { ok: false, reason: webhookDisabled },
       test: async (route, input) => webhooks ? webhooks.test(route, input) : { ok: false, reason: webhookDisabled },
     },
+    jobs: createJobsCore(scheduler, cron.scriptsDir),
     async start() {
       if (status !== 'idle') throw new Error(`Gateway cannot start from status ${status}`);
       status = 'starting';
@@ -167,6 +183,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       model: config.values.model?.provider ?? 'dry-run',
       timezone: config.timezone,
       approvalsPending: agentStack.approvals.pending().length,
+      jobs: scheduler.snapshot(),
       mcp: mcp.snapshot(),
       webhook: {
         enabled: config.webhook.enabled, url: webhookUrl, routes: config.webhook.routeNames,

@@ -127,7 +127,54 @@ export const migrations: readonly Migration[] = [
     `,
   },
   {
-    version: 6,
+    version: 4,
+    name: 'scheduled jobs and their run history',
+    sql: `
+      CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        schedule TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        deliver TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        skills TEXT NOT NULL DEFAULT '[]',
+        script TEXT,
+        catch_up TEXT NOT NULL DEFAULT 'once',
+        enabled INTEGER NOT NULL DEFAULT 1,
+        created_at_ms INTEGER NOT NULL,
+        updated_at_ms INTEGER NOT NULL,
+        next_run_at_ms INTEGER,
+        last_run_at_ms INTEGER,
+        last_status TEXT,
+        last_error TEXT,
+        consecutive_failures INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX jobs_due ON jobs (enabled, next_run_at_ms);
+      CREATE TABLE job_runs (
+        id TEXT PRIMARY KEY,
+        job_id TEXT NOT NULL,
+        job_name TEXT NOT NULL,
+        trigger TEXT NOT NULL,
+        status TEXT NOT NULL,
+        reason TEXT,
+        scheduled_at_ms INTEGER,
+        queued_at_ms INTEGER NOT NULL,
+        started_at_ms INTEGER,
+        finished_at_ms INTEGER,
+        script_ms INTEGER,
+        agent_run_id TEXT,
+        output TEXT,
+        error TEXT,
+        delivery_target TEXT,
+        delivery_ok INTEGER,
+        delivery_detail TEXT
+      );
+      CREATE INDEX job_runs_job ON job_runs (job_id, queued_at_ms);
+      CREATE INDEX job_runs_status ON job_runs (status);
+    `,
+  },
+  {
+    version: 5,
     name: 'output deliveries',
     sql: `
       CREATE TABLE output_deliveries (

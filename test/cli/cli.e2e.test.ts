@@ -39,10 +39,10 @@ describe('switchboard CLI', () => {
     expect(result.stderr).toContain('Did you mean gateway?');
   });
 
-  it('says plainly that later commands are not available yet', async () => {
-    const result = await runCli(['cron', 'create', 'every 5m', 'hi']);
+  it('says plainly that OAuth login is not available yet', async () => {
+    const result = await runCli(['mcp', 'login', 'x', '--home', tempHome().root]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('switchboard cron is not available yet: it arrives with the scheduler.\n');
+    expect(result.stderr).toBe('switchboard mcp login is not available yet: it arrives with OAuth.\n');
   });
 
   it('creates a working default config on first run and tells where and how to see the demo route', async () => {

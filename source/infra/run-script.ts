@@ -1,0 +1,74 @@
+import { execa } from 'execa';
+import path from 'node:path';
+
+export interface ScriptRunOptions {
+  /** Absolute path of an executable file; it runs with its own folder as working directory. */
+  file: string;
+  timeoutMs: number;
+  /** A stream writing more than this fails the script (default 1 MiB). */
+  maxOutputBytes?: number;
+  signal?: AbortSignal;
+}
+
+export interface ScriptRunResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  cancelled: boolean;
+  /** Spawn failure (missing file, not executable). */
+  failure: string | null;
+  durationMs: number;
+}
+
+const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+
+/**
+ * A job's pre-run script: no shell, stdin closed, in its own process group. On timeout or
+ * cancellation the whole group gets SIGKILL, so children the script started die with it.
+ */
+export async function runScript(options: ScriptRunOptions): Promise<ScriptRunResult> {
+  const startedAt = performance.now();
+  const maxBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const child = execa(options.file, [], {
+    cwd: path.dirname(options.file),
+    stdin: 'ignore',
+    reject: false,
+    detached: true,
+    maxBuffer: maxBytes,
+    stripFinalNewline: false,
+  });
+  let timedOut = false;
+  let cancelled = false;
+  const killGroup = () => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  const timer = setTimeout(() => { timedOut = true; killGroup(); }, options.timeoutMs);
+  const onAbort = () => { cancelled = true; killGroup(); };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  try {
+    const result = await child;
+    const spawnFailed = result.failed && result.exitCode === undefined && !result.signal && !timedOut && !cancelled;
+    return {
+      exitCode: result.exitCode ?? null,
+      signal: result.signal ?? null,
+      stdout: String(result.stdout ?? ''),
+      stderr: String(result.stderr ?? ''),
+      timedOut,
+      cancelled,
+      failure: spawnFailed ? (result.originalMessage ?? result.shortMessage ?? 'could not start') : null,
+      durationMs: Math.round(performance.now() - startedAt),
+    };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    if (timedOut || cancelled) killGroup();
+  }
+}

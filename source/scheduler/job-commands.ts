@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import type { JobRow, JobStore } from '../store/jobs.js';
+import { checkJobRequest, type Checked, type JobRequest, type JobRequestContext } from './job-input.js';
+import { nextRunAfter, parseSchedule } from './schedule.js';
+
+export interface JobCommandsDeps {
+  jobs: JobStore;
+  timezone: string;
+  now: () => number;
+  /** Checks `deliver` against the configured platforms (jobDeliverCheck). */
+  checkDeliver?: (target: string) => Checked<unknown>;
+  /** Called after each change this process made (the gateway emits job.changed). */
+  onChange?: (jobId: string, change: 'created' | 'updated' | 'removed', job: JobRow | null) => void;
+}
+
+/**
+ * Create, find, pause, resume and remove jobs: the same rules for the CLI, the cronjob tool and the
+ * console. They only write the store; a running gateway notices within a poll.
+ */
+export function createJobCommands(deps: JobCommandsDeps) {
+  const { jobs } = deps;
+
+  const nextRunOf = (job: Pick<JobRow, 'schedule' | 'createdAtMs'>, afterMs: number): number | null => {
+    const schedule = parseSchedule(job.schedule);
+    return schedule.ok ? nextRunAfter(schedule.value, afterMs, deps.timezone, job.createdAtMs) : null;
+  };
+
+  /** An id, a unique id prefix (4+ characters) or a name; a name shared by several jobs is refused with their ids. */
+  const find = (ref: string): Checked<JobRow> => {
+    const wanted = ref.trim();
+    const exact = jobs.get(wanted);
+    if (exact) return { ok: true, value: exact };
+    const named = jobs.byName(wanted);
+    if (named.length === 1) return { ok: true, value: named[0]! };
+    if (named.length > 1) {
+      return { ok: false, reason: `${named.length} jobs are named "${wanted}" (${named.map((job) => job.id).join(', ')}): use the id` };
+    }
+    if (wanted.length >= 4) {
+      const prefixed = jobs.list().filter((job) => job.id.startsWith(wanted));
+      if (prefixed.length === 1) return { ok: true, value: prefixed[0]! };
+    }
+    return { ok: false, reason: `no job with id or name "${wanted}" (see: switchboard cron list --all)` };
+  };
+
+  const changed = (job: JobRow | null, id: string, change: 'created' | 'updated' | 'removed') => deps.onChange?.(id, change, job);
+
+  return {
+    find,
+    nextRunOf,
+    create(request: JobRequest, context: JobRequestContext): Checked<JobRow> {
+      const checked = checkJobRequest(request, { checkDeliver: deps.checkDeliver, ...context });
+      if (!checked.ok) return checked;
+      const createdAtMs = deps.now();
+      const draft = checked.value;
+      const id = uniqueId(jobs);
+      const nextRunAtMs = nextRunAfter(draft.schedule, createdAtMs, deps.timezone, createdAtMs);
+      jobs.insert({
+        id, name: draft.name, schedule: draft.schedule.text, prompt: draft.prompt, deliver: draft.deliver, origin: draft.origin,
+        skills: draft.skills, script: draft.script, catchUp: draft.catchUp, enabled: true, createdAtMs, nextRunAtMs,
+      });
+      const job = jobs.get(id)!;
+      changed(job, id, 'created');
+      return { ok: true, value: job };
+    },
+    /** Enabled jobs, or all with `all`. */
+    list(options: { all?: boolean } = {}): JobRow[] {
+      const every = jobs.list();
+      return options.all ? every : every.filter((job) => job.enabled);
+    },
+    pause(ref: string): Checked<JobRow> {
+      const found = find(ref);
+      if (!found.ok) return found;
+      if (!found.value.enabled) return { ok: false, reason: `job ${found.value.name} (${found.value.id}) is already paused` };
+      jobs.setEnabled(found.value.id, false, null, deps.now());
+      const job = jobs.get(found.value.id)!;
+      changed(job, job.id, 'updated');
+      return { ok: true, value: job };
+    },
+    resume(ref: string): Checked<JobRow> {
+      const found = find(ref);
+      if (!found.ok) return found;
+      if (found.value.enabled) return { ok: false, reason: `job ${found.value.name} (${found.value.id}) is not paused` };
+      const now = deps.now();
+      jobs.setEnabled(found.value.id, true, nextRunOf(found.value, now), now);
+      const job = jobs.get(found.value.id)!;
+      changed(job, job.id, 'updated');
+      return { ok: true, value: job };
+    },
+    /** Changes some fields; everything is checked again as at creation. A new schedule gets a new next run. */
+    edit(ref: string, changes: Partial<JobRequest>, context: JobRequestContext): Checked<JobRow> {
+      const found = find(ref);
+      if (!found.ok) return found;
+      const job = found.value;
+      const merged: JobRequest = {
+        schedule: changes.schedule ?? job.schedule, prompt: changes.prompt ?? job.prompt, name: changes.name ?? job.name,
+        deliver: changes.deliver ?? job.deliver, skills: changes.skills ?? job.skills, catchUp: changes.catchUp ?? job.catchUp,
+        script: changes.script ?? job.script ?? undefined,
+      };
+      const checked = checkJobRequest(merged, { checkDeliver: deps.checkDeliver, ...context, origin: job.origin });
+      if (!checked.ok) return checked;
+      const draft = checked.value;
+      const now = deps.now();
+      const rescheduled = draft.schedule.text !== job.schedule;
+      const nextRunAtMs = !job.enabled ? null : rescheduled ? nextRunAfter(draft.schedule, now, deps.timezone, job.createdAtMs) : job.nextRunAtMs;
+      jobs.update(job.id, { name: draft.name, schedule: draft.schedule.text, prompt: draft.prompt, deliver: draft.deliver, skills: draft.skills, script: draft.script, catchUp: draft.catchUp, nextRunAtMs }, now);
+      const updated = jobs.get(job.id)!;
+      changed(updated, job.id, 'updated');
+      return { ok: true, value: updated };
+    },
+    remove(ref: string): Checked<JobRow> {
+      const found = find(ref);
+      if (!found.ok) return found;
+      jobs.remove(found.value.id);
+      changed(null, found.value.id, 'removed');
+      return { ok: true, value: found.value };
+    },
+  };
+}
+
+export type JobCommands = ReturnType<typeof createJobCommands>;
+
+/** Eight hex characters; retried on the (rare) collision. */
+function uniqueId(jobs: JobStore): string {
+  for (;;) {
+    const id = randomBytes(4).toString('hex');
+    if (!jobs.get(id)) return id;
+  }
+}
