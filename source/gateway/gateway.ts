@@ -61,7 +61,7 @@ export interface Gateway {
   /** MCP servers: `mcp.reload()` (spec /reload-mcp), `mcp.list()`. */
   mcp: McpCommands;
   /** Webhook commands: replay a recorded delivery, send a signed test request through the intake. */
-  webhooks: Pick<WebhookPlatform, 'replay' | 'test'>;
+  webhooks: Pick<WebhookPlatform, 'replay' | 'test' | 'find' | 'secretFor'>;
   /** Scheduled jobs: create, list, pause, resume, remove, runNow (the console's /cron). */
   jobs: JobsCore;
 }
@@ -149,6 +149,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     webhooks: {
       replay: (deliveryId) => webhooks ? webhooks.replay(deliveryId) : { ok: false, reason: webhookDisabled },
       test: async (route, input) => webhooks ? webhooks.test(route, input) : { ok: false, reason: webhookDisabled },
+      find: (deliveryId) => webhooks?.find(deliveryId),
+      secretFor: (route) => webhooks ? webhooks.secretFor(route) : { ok: false, reason: webhookDisabled },
     },
     jobs: createJobsCore(scheduler, cron.scriptsDir),
     async start() {

@@ -17,6 +17,8 @@ export interface McpCommands {
   /** Closes and reconnects one server with its current entry; false when no such server. */
   reconnect(name: string): Promise<boolean>;
   list(): McpServerView[];
+  /** The last stderr lines of a stdio server (empty for http servers and unknown names). */
+  stderrTail(name: string, lines?: number): string[];
 }
 
 export interface McpSnapshot {
@@ -100,6 +102,7 @@ export function createMcpComponent(deps: {
       reload,
       reconnect: (name) => manager.reconnect(name),
       list: () => manager.list(),
+      stderrTail: (name, lines = 20) => manager.connection(name)?.stderrLines().filter((line) => line.trim() !== '').slice(-lines) ?? [],
     },
     snapshot: () => ({ servers: manager.list().map(({ tools, ...rest }) => ({ ...rest, toolCount: tools.length })) }),
   };

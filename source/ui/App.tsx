@@ -9,9 +9,13 @@ import { useConsoleState } from './hooks/useConsoleState.js';
 import { useNow } from './hooks/useNow.js';
 import { commandFor } from './keymap.js';
 import { ApprovalsPane } from './panes/ApprovalsPane.js';
+import { JobsPane } from './panes/JobsPane.js';
 import { LogsPane } from './panes/LogsPane.js';
+import { McpPane } from './panes/McpPane.js';
 import { OutputPane } from './panes/OutputPane.js';
+import { WebhooksPane } from './panes/WebhooksPane.js';
 import { parseSlash, slashCommands } from './slash-commands.js';
+import { runCoreSlash } from './slash-runner.js';
 import { theme } from './theme.js';
 
 export interface AppProps {
@@ -23,7 +27,11 @@ export interface AppProps {
 
 type Overlay = { kind: 'none' } | { kind: 'help' } | { kind: 'command'; text: string } | { kind: 'filter'; text: string } | { kind: 'quit' };
 
-const panes = ['Approvals', 'Logs', 'Output'] as const;
+const panes = ['MCP', 'Webhooks', 'Jobs', 'Approvals', 'Logs', 'Output'] as const;
+/** Tab titles: long ones where they fit (wide terminals), short ones down to 80 columns. */
+const titles: Record<(typeof panes)[number], [string, string]> = {
+  MCP: ['MCP servers', 'MCP'], Webhooks: ['Webhook deliveries', 'Webhooks'], Jobs: ['Jobs', 'Jobs'], Approvals: ['Approvals', 'Approvals'], Logs: ['Logs', 'Logs'], Output: ['Output', 'Output'],
+};
 /** approvalDialogHeight() less the argument lines, at most: border, title, origin, tool, annotations, margins, "more", keys. */
 const approvalDialogHeightWithoutArgs = 10;
 type PaneName = (typeof panes)[number];
@@ -37,6 +45,8 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
   const [overlay, setOverlay] = useState<Overlay>({ kind: 'none' });
   const [notice, setNotice] = useState<string>('Press ? for keys, / for commands.');
   const [filter, setFilter] = useState('');
+  /** A pane is taking typed input (the webhook test payload, a confirm): global keys wait. */
+  const [paneCapture, setPaneCapture] = useState(false);
 
   const head = state.approvals[0];
   const dialogOpen = head !== undefined && overlay.kind === 'none';
@@ -57,6 +67,12 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
       void gateway.runAgent({ prompt: parsed.rest, origin: 'console' }).then((result) => {
         setNotice(`Run ${result.status}; see the Output pane (6).`);
       });
+      return;
+    }
+    const reply = runCoreSlash(gateway, parsed.name, parsed.rest, Date.now());
+    if (reply) {
+      setNotice(reply.now);
+      void reply.later?.then(setNotice);
       return;
     }
     setNotice(`Unknown command /${parsed.name}. Known: ${slashCommands.map((command) => `/${command.name}`).join(', ')}`);
@@ -82,6 +98,7 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
       if (key.escape) setOverlay({ kind: 'none' });
       return;
     }
+    if (paneCapture) return;
     const binding = commandFor(input, key, ['global']);
     if (!binding) return;
     // The approval dialog takes its own keys first; only quitting and help pass through it.
@@ -103,11 +120,19 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
   const maxArgLines = Math.max(1, Math.min(12, rows - 3 - 3 - approvalDialogHeightWithoutArgs));
   const dialogHeight = dialogOpen && head ? approvalDialogHeight(head, maxArgLines) : 0;
   const paneHeight = Math.max(1, rows - 3 - dialogHeight);
-  const renderPane = (name: PaneName, paneWidth: number, focused: boolean) => {
+  // Narrow terminals stack a second pane under the active one when there is room; wide ones use two columns.
+  const stacked = !wide && paneHeight >= 14;
+  const secondaryHeight = stacked ? Math.floor(paneHeight * 0.35) : 0;
+  const activeHeight = stacked ? paneHeight - secondaryHeight - 1 : paneHeight;
+  const renderPane = (name: PaneName, paneWidth: number, focused: boolean, height = activeHeight) => {
+    const common = { state, width: paneWidth, focused, height };
     switch (name) {
-      case 'Approvals': return <ApprovalsPane state={state} height={paneHeight} width={paneWidth} focused={focused} now={now} />;
-      case 'Logs': return <LogsPane state={state} height={paneHeight} width={paneWidth} focused={focused} filter={filter} />;
-      case 'Output': return <OutputPane state={state} height={paneHeight} width={paneWidth} focused={focused} onCopy={copyThing} />;
+      case 'MCP': return <McpPane {...common} gateway={gateway} onNotice={setNotice} />;
+      case 'Webhooks': return <WebhooksPane {...common} gateway={gateway} onNotice={setNotice} onCopy={copyThing} onCapture={setPaneCapture} />;
+      case 'Jobs': return <JobsPane {...common} gateway={gateway} now={now} onNotice={setNotice} />;
+      case 'Approvals': return <ApprovalsPane {...common} now={now} />;
+      case 'Logs': return <LogsPane {...common} filter={filter} />;
+      case 'Output': return <OutputPane {...common} onCopy={copyThing} />;
     }
   };
   const secondary: PaneName = active === 'Logs' ? 'Approvals' : 'Logs';
@@ -119,17 +144,19 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
       <Header state={state} now={now} width={width} />
       <Box flexShrink={0}>
         {panes.map((name, index) => (
-          <Text key={name} inverse={name === active} color={name === 'Approvals' && state.approvals.length > 0 ? theme.warn : undefined}>
-            {` ${index + 1} ${name}${name === 'Approvals' && state.approvals.length > 0 ? ` (${state.approvals.length})` : ''} `}
+          <Text key={name} inverse={name === active} color={name === 'Approvals' && state.approvals.length > 0 ? theme.warn : undefined} wrap="truncate">
+            {` ${index + 1} ${titles[name][wide ? 0 : 1]}${name === 'Approvals' && state.approvals.length > 0 ? ` (${state.approvals.length})` : ''} `}
           </Text>
         ))}
       </Box>
       {overlay.kind === 'help' ? <HelpOverlay width={width} /> : null}
       {dialogOpen && head ? <ApprovalDialog key={head.id} request={head} position={1} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} onChoice={decide} /> : null}
       {overlay.kind === 'help' ? null : (
-        <Box height={paneHeight} flexShrink={0} overflow="hidden">
-          <Box width={leftWidth} flexDirection="column">{renderPane(active, leftWidth, focusedPaneKeys)}</Box>
-          {wide ? <Box width={width - leftWidth} paddingLeft={1} flexDirection="column">{renderPane(secondary, width - leftWidth - 1, false)}</Box> : null}
+        <Box height={paneHeight} flexShrink={0} overflow="hidden" flexDirection={stacked ? 'column' : 'row'}>
+          <Box width={leftWidth} height={activeHeight} flexDirection="column" overflow="hidden">{renderPane(active, leftWidth, focusedPaneKeys)}</Box>
+          {wide ? <Box width={width - leftWidth} paddingLeft={1} flexDirection="column" overflow="hidden">{renderPane(secondary, width - leftWidth - 1, false)}</Box> : null}
+          {stacked ? <Text color={theme.dim} wrap="truncate">{`── ${titles[secondary][0]} `.padEnd(width, '─')}</Text> : null}
+          {stacked ? <Box width={width} height={secondaryHeight} flexDirection="column" overflow="hidden">{renderPane(secondary, width, false, secondaryHeight)}</Box> : null}
         </Box>
       )}
       {overlay.kind === 'command' || overlay.kind === 'filter' ? (
@@ -148,7 +175,7 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
       ) : overlay.kind === 'quit' ? (
         <Text color={theme.warn}>{state.runsInFlight} run(s) in flight. Quit anyway? y / any other key to stay</Text>
       ) : (
-        <Text color={theme.dim}>{notice}</Text>
+        <Text color={theme.dim} wrap="truncate-end">{notice}</Text>
       )}
     </Box>
   );

@@ -2,9 +2,14 @@ import type { ApprovalQueue } from '../agent/approval-queue.js';
 import type { RunAgent } from '../agent/types.js';
 import type { DeliveryService } from '../delivery/deliver.js';
 import type { GatewayEvents, GatewayEventMap } from '../gateway/events.js';
-import type { GatewaySnapshot } from '../gateway/gateway.js';
+import type { Gateway, GatewaySnapshot } from '../gateway/gateway.js';
+import type { McpCommands } from '../mcp/gateway-component.js';
+import type { McpServerView } from '../mcp/manager.js';
+import type { JobsCore } from '../scheduler/scheduler.js';
+import type { JobRow } from '../store/jobs.js';
 import type { ApprovalRecord } from '../store/approvals.js';
 import type { LogLine, LogRing } from './log-ring.js';
+import { createWebhookRing, type WebhookRow } from './webhook-ring.js';
 
 /** What the console uses of the core: commands, events and snapshot() (STYLE.md section 1). */
 export interface ConsoleGateway {
@@ -13,6 +18,9 @@ export interface ConsoleGateway {
   approvals: ApprovalQueue;
   runAgent: RunAgent;
   deliveries: DeliveryService;
+  mcp: Pick<McpCommands, 'reload' | 'reconnect' | 'list' | 'stderrTail'>;
+  webhooks: Gateway['webhooks'];
+  jobs: JobsCore;
 }
 
 export interface OutputEntry {
@@ -31,6 +39,11 @@ export interface ConsoleState {
   outputs: readonly OutputEntry[];
   runsInFlight: number;
   failedDeliveries: number;
+  mcpServers: McpServerView[];
+  /** The last 500 webhook requests, newest first, with their run and delivery. */
+  webhooks: readonly WebhookRow[];
+  /** Every job, paused ones too. */
+  jobs: JobRow[];
 }
 
 const MAX_OUTPUTS = 200;
@@ -44,6 +57,7 @@ export function createConsoleModel(deps: { gateway: ConsoleGateway; logRing?: Lo
   const listeners = new Set<() => void>();
   const inFlight = new Set<string>();
   let outputs: OutputEntry[] = [];
+  const webhookRing = createWebhookRing();
   let state: ConsoleState = build(0);
   let timer: NodeJS.Timeout | undefined;
 
@@ -56,6 +70,9 @@ export function createConsoleModel(deps: { gateway: ConsoleGateway; logRing?: Lo
       outputs,
       runsInFlight: inFlight.size,
       failedDeliveries: gateway.deliveries.history?.countFailed() ?? 0,
+      mcpServers: gateway.mcp.list(),
+      webhooks: webhookRing.rows(),
+      jobs: gateway.jobs.list({ all: true }),
     };
   }
 
@@ -77,6 +94,9 @@ export function createConsoleModel(deps: { gateway: ConsoleGateway; logRing?: Lo
       }
     },
     'delivery.finished': () => {},
+    'webhook.received': (record) => webhookRing.received(record),
+    'webhook.runStarted': (run) => webhookRing.runStarted(run),
+    'webhook.completed': (done) => webhookRing.completed(done),
   };
   const subscriptions: Array<() => void> = [];
   for (const name of Object.keys(handlers) as Array<keyof GatewayEventMap>) {
@@ -85,7 +105,8 @@ export function createConsoleModel(deps: { gateway: ConsoleGateway; logRing?: Lo
     subscriptions.push(() => gateway.events.off(name, handler as never));
   }
   // Everything else that the panes show comes from snapshot() and the queue: any event is a reason to look again.
-  for (const name of ['approval.requested', 'approval.resolved', 'gateway.started', 'gateway.stopped', 'webhook.listening', 'run.progressed'] as const) {
+  for (const name of ['approval.requested', 'approval.resolved', 'gateway.started', 'gateway.stopped', 'webhook.listening', 'run.progressed',
+    'mcp.statusChanged', 'mcp.toolsChanged', 'job.started', 'job.finished', 'job.changed'] as const) {
     gateway.events.on(name, changed);
     subscriptions.push(() => gateway.events.off(name, changed));
   }

@@ -1,4 +1,4 @@
-/** The console's command line: `/name rest`. Parsing only; App runs them against the core. */
+/** The console's command line: `/name rest`. Parsing only; App and slash-runner run them against the core. */
 export interface SlashCommand {
   name: string;
   usage: string;
@@ -7,10 +7,37 @@ export interface SlashCommand {
 
 export const slashCommands: readonly SlashCommand[] = [
   { name: 'run', usage: '/run <prompt>', description: 'run the agent now; the answer goes to the Output pane' },
+  { name: 'reload-mcp', usage: '/reload-mcp', description: 'reread mcp_servers: reconnect changed servers, drop removed ones' },
+  { name: 'cron', usage: '/cron create <schedule> <prompt>', description: 'new job (quote a schedule with spaces; --name N --deliver T --skills a,b)' },
+  { name: 'cron', usage: '/cron list|pause|resume|remove|run', description: 'list jobs, or act on one job by id or name' },
+  { name: 'webhook', usage: '/webhook subscribe <name>', description: 'not in the core yet: says which CLI command to use' },
   { name: 'help', usage: '/help', description: 'list these commands' },
 ];
 
 export function parseSlash(line: string): { name: string; rest: string } | undefined {
   const match = /^\/(\S+)\s*([\s\S]*)$/.exec(line.trim());
   return match ? { name: match[1]!, rest: match[2]!.trim() } : undefined;
+}
+
+/** Splits arguments on spaces, keeping "double" or 'single' quoted parts together. */
+export function splitArgs(text: string): string[] {
+  const out: string[] = [];
+  const pattern = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) out.push(match[1] ?? match[2] ?? match[3]!);
+  return out;
+}
+
+/** `--flag value` pairs out of a token list; the other tokens stay positional. */
+export function takeFlags(tokens: readonly string[], names: readonly string[]): { positional: string[]; flags: Record<string, string> } {
+  const positional: string[] = [];
+  const flags: Record<string, string> = {};
+  for (let index = 0; index < tokens.length; index += 1) {
+    const token = tokens[index]!;
+    const name = token.startsWith('--') ? token.slice(2) : undefined;
+    if (name !== undefined && names.includes(name) && index + 1 < tokens.length) {
+      flags[name] = tokens[index + 1]!;
+      index += 1;
+    } else positional.push(token);
+  }
+  return { positional, flags };
 }

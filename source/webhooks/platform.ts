@@ -91,6 +91,15 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     counts(): Record<DeliveryState, number> {
       return deliveries.counts();
     },
+    /** The latest recorded delivery with this id (the console's details view). */
+    find: (deliveryId: string): DeliveryRecord | undefined => deliveries.findByDeliveryId(deliveryId),
+    /** The first secret of a route, for the console's copy after a confirm (never logged). */
+    secretFor(routeName: string): CommandResult<string> {
+      const route = findRoute(routeName);
+      if (!route) return { ok: false, reason: `Unknown webhook route "${routeName}"` };
+      const secret = route.secrets[0];
+      return secret === undefined ? { ok: false, reason: `Route "${routeName}" has no secret (INSECURE_NO_AUTH)` } : { ok: true, value: secret };
+    },
     /** Runs a recorded delivery again, as a new delivery marked as a replay of it. */
     replay(deliveryId: string): CommandResult<DeliveryRecord> {
       const original = deliveries.findByDeliveryId(deliveryId);

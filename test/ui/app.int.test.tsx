@@ -65,7 +65,7 @@ describe('console app with a real gateway core and the scripted model', () => {
     stdin.write('a');
     await waitForFrame(lastFrame, (frame) => frame.includes('Run ok; see the Output pane'));
     expect(fs.existsSync(path.join(home.workspaceDir, 'scratch'))).toBe(false);
-    stdin.write('3');
+    stdin.write('6');
     const output = await waitForFrame(lastFrame, (frame) => frame.includes('Scratch folder cleaned.'));
     expect(output).toContain('approvals 0');
     expect(gateway.approvals.pending()).toEqual([]);
@@ -85,7 +85,7 @@ describe('console app with a real gateway core and the scripted model', () => {
     await type(stdin, lastFrame, 'not now');
     stdin.write(keys.enter);
     await waitForFrame(lastFrame, (frame) => frame.includes('Run ok'));
-    stdin.write('3');
+    stdin.write('6');
     await waitForFrame(lastFrame, (frame) => frame.includes('Understood, not rebooting.'));
   });
 

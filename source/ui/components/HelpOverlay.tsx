@@ -21,7 +21,7 @@ export function HelpOverlay({ width }: { width: number }) {
       ))}
       <Text bold>Commands</Text>
       {slashCommands.map((command) => (
-        <Text key={command.name}><Text color={theme.accent}>{command.usage.padEnd(28)}</Text> {fit(command.description, width - 34)}</Text>
+        <Text key={command.usage}><Text color={theme.accent}>{command.usage.padEnd(28)}</Text> {fit(command.description, width - 34)}</Text>
       ))}
       <Text color={theme.dim}>Any key closes this help.</Text>
     </Box>

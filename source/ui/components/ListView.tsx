@@ -10,6 +10,8 @@ export interface ListRow {
   text: string;
   color?: string;
   dim?: boolean;
+  /** Coloured pieces of `text` (their texts joined must equal it); cut to the width like `text`. */
+  parts?: ReadonlyArray<{ text: string; color?: string; dim?: boolean }>;
 }
 
 /**
@@ -44,9 +46,25 @@ export function ListView({ rows, height, width, focused, empty, details, scopes 
     <Box flexDirection="column" height={height} overflow="hidden">
       {rows.slice(list.start, list.end).map((row, offset) => (
         <Text key={row.key} inverse={focused && list.start + offset === list.index} color={row.color} dimColor={row.dim}>
-          {fit(row.text, width)}
+          {row.parts ? fitParts(row.parts, width).map((part, index) => <Text key={index} color={part.color} dimColor={part.dim}>{part.text}</Text>) : fit(row.text, width)}
         </Text>
       ))}
     </Box>
   );
+}
+
+/** Cuts coloured pieces so that together they fit `width` (columns padded with spaces stay aligned). */
+function fitParts(parts: NonNullable<ListRow['parts']>, width: number): NonNullable<ListRow['parts']> {
+  const flat = parts.map((part) => ({ ...part, text: part.text.replace(/[\r\n\t]+/g, ' ') }));
+  const total = flat.reduce((sum, part) => sum + part.text.length, 0);
+  if (total <= width) return flat;
+  const out: typeof flat = [];
+  let room = Math.max(0, width - 1);
+  for (const part of flat) {
+    if (room <= 0) break;
+    out.push({ ...part, text: part.text.slice(0, room) });
+    room -= part.text.length;
+  }
+  if (out.length > 0 && width > 0) out[out.length - 1] = { ...out[out.length - 1]!, text: `${out[out.length - 1]!.text}…` };
+  return out;
 }

@@ -1,0 +1,61 @@
+import { Box, Text } from 'ink';
+import type { JobLastStatus, JobRow } from '../../store/jobs.js';
+import type { ConsoleGateway, ConsoleState } from '../console-model.js';
+import { ListView, type ListRow } from '../components/ListView.js';
+import { clockTime, fit, formatDuration } from '../format.js';
+import { theme } from '../theme.js';
+
+const statusColor: Record<JobLastStatus, string | undefined> = { ok: theme.ok, error: theme.error, delivery_failed: theme.error, silent: theme.dim, skipped: theme.warn };
+
+/** Every job: name, schedule, next run as a countdown, last status; Enter shows the run history. */
+export function JobsPane({ state, gateway, height, width, focused, now, onNotice }: {
+  state: ConsoleState; gateway: Pick<ConsoleGateway, 'jobs'>; height: number; width: number; focused: boolean; now: number; onNotice: (text: string) => void;
+}) {
+  const running = new Set(state.snapshot.jobs.running);
+  const nameWidth = Math.min(24, Math.max(6, ...state.jobs.map((job) => job.name.length)));
+  const scheduleWidth = Math.min(20, Math.max(8, ...state.jobs.map((job) => job.schedule.length)));
+  const rows: ListRow[] = state.jobs.map((job) => ({
+    key: job.id,
+    text: '',
+    parts: [
+      { text: `${job.name.padEnd(nameWidth)} ${job.schedule.padEnd(scheduleWidth)} ` },
+      { text: `${nextRun(job, now, running.has(job.id)).padEnd(14)} `, dim: !job.enabled, color: running.has(job.id) ? theme.accent : undefined },
+      { text: job.lastStatus ? `last ${job.lastStatus}` : 'never ran', color: job.lastStatus ? statusColor[job.lastStatus] : theme.dim },
+      { text: job.lastError ? ` ${job.lastError}` : '', dim: true },
+    ],
+  }));
+  return (
+    <ListView
+      rows={rows} height={height} width={width} focused={focused}
+      empty="No jobs. Create one with /cron create <schedule> <prompt> (or switchboard cron create)."
+      onCommand={(command) => {
+        if (command === 'item.edit') onNotice('Editing jobs from the console is not available yet; use /cron pause|resume|remove or switchboard cron edit.');
+      }}
+      details={(row) => {
+        const job = state.jobs.find((candidate) => candidate.id === row.key);
+        if (!job) return <Text>This job was removed.</Text>;
+        const runs = gateway.jobs.runs(job.id, Math.max(1, height - 4));
+        return (
+          <Box flexDirection="column">
+            <Text bold>{fit(`${job.name} (${job.id}) · ${job.schedule} · deliver ${job.deliver} · ${job.enabled ? 'enabled' : 'paused'}`, width)}</Text>
+            <Text color={theme.dim}>{fit(`Prompt: ${job.prompt}`, width)}</Text>
+            {runs.length === 0 ? <Text color={theme.dim}>No runs yet.</Text> : null}
+            {runs.map((run) => (
+              <Text key={run.id} color={run.status in statusColor ? statusColor[run.status as JobLastStatus] : undefined}>
+                {fit(`${clockTime(run.startedAtMs ?? run.queuedAtMs)} ${run.trigger.padEnd(8)} ${run.status.padEnd(15)} ${run.finishedAtMs && run.startedAtMs ? formatDuration(run.finishedAtMs - run.startedAtMs).padEnd(7) : '       '} ${run.reason ?? run.error ?? (run.deliveryTarget ? `${run.deliveryTarget}: ${run.deliveryDetail ?? ''}` : '')}`, width)}
+              </Text>
+            ))}
+            <Text color={theme.dim}>{fit('Esc back · /cron run|pause|resume|remove <name>', width)}</Text>
+          </Box>
+        );
+      }}
+    />
+  );
+}
+
+function nextRun(job: JobRow, now: number, running: boolean): string {
+  if (running) return 'running';
+  if (!job.enabled) return 'paused';
+  if (job.nextRunAtMs === null) return 'no next run';
+  return `in ${formatDuration(job.nextRunAtMs - now)}`;
+}

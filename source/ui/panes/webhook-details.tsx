@@ -1,0 +1,79 @@
+import { Box, Text } from 'ink';
+import type { ConsoleGateway } from '../console-model.js';
+import { clockTime, fit } from '../format.js';
+import { theme } from '../theme.js';
+import type { WebhookRow } from '../webhook-ring.js';
+
+type Line = { text: string; color?: string; dim?: boolean; bold?: boolean };
+
+/** Enter on a delivery: the request, the rendered prompt, the run's output and every delivery attempt, from the store. */
+export function WebhookDetails({ row, gateway, height, width }: { row: WebhookRow; gateway: Pick<ConsoleGateway, 'webhooks' | 'deliveries'>; height: number; width: number }) {
+  const record = row.outcome === 'accepted' || row.outcome === 'replay' ? gateway.webhooks.find(row.deliveryId) : undefined;
+  const lines: Line[] = [{ text: `${row.route} ${row.event} ${row.deliveryId}: ${describeOutcome(row)}`, bold: true }];
+  if (row.reason) lines.push({ text: `Why: ${row.reason}`, color: theme.warn });
+  if (!record) {
+    lines.push({ text: row.outcome === 'accepted' || row.outcome === 'replay' ? 'Not in the store (yet).' : 'Refused or ignored: nothing was queued, so there is no prompt or run.', dim: true });
+  } else {
+    lines.push({ text: `State ${record.state}${record.replayOf ? ` · replay of ${record.replayOf}` : ''} · deliver to ${record.target}${record.runId ? ` · run ${record.runId.slice(0, 8)} ${record.runStatus ?? ''}` : ''}`, dim: true });
+    // Prompt and output share what is left after the attempts, so the attempts always show.
+    const room = Math.max(4, height - 6 - 3);
+    lines.push({ text: 'Prompt:', bold: true }, ...text(record.prompt, Math.floor(room / 2)));
+    if (record.output !== null || record.error !== null) lines.push({ text: 'Output:', bold: true }, ...text(record.error ? `${record.error}\n${record.output ?? ''}` : record.output ?? '', Math.ceil(room / 2)));
+    const attempts = (gateway.deliveries.history?.recent({ limit: 500 }) ?? [])
+      .filter((delivery) => delivery.subject.kind === 'webhook' && delivery.subject.deliveryId === record.deliveryId);
+    if (attempts.length === 0 && record.deliveryDetail) lines.push({ text: `Delivery: ${record.deliveryDetail}`, color: record.state === 'delivered' ? theme.ok : theme.error });
+    for (const delivery of attempts) {
+      lines.push({ text: `Delivery to ${delivery.target}: ${delivery.status}${delivery.detail ? ` - ${delivery.detail}` : ''}${delivery.error ? ` - ${delivery.error}` : ''}`, color: delivery.status === 'delivered' ? theme.ok : delivery.status === 'failed' ? theme.error : undefined });
+      for (const attempt of delivery.attempts) {
+        lines.push({ text: `  ${clockTime(attempt.atMs)} chunk ${attempt.chunk + 1} attempt ${attempt.attempt} ${attempt.ok ? 'ok' : `failed${attempt.error ? `: ${attempt.error}` : ''}`}`, dim: attempt.ok });
+      }
+    }
+  }
+  return (
+    <Box flexDirection="column">
+      {lines.slice(0, Math.max(1, height - 1)).map((line, index) => <Text key={index} color={line.color} dimColor={line.dim} bold={line.bold}>{fit(line.text, width) || ' '}</Text>)}
+      <Text color={theme.dim}>{fit('Esc back · r replay · t test · c copy id', width)}</Text>
+    </Box>
+  );
+}
+
+/** The first `max` non-empty lines of a text, indented, with a count of the rest. */
+function text(value: string, max: number): Line[] {
+  const all = value.split('\n').filter((line) => line.trim() !== '');
+  const shown = all.slice(0, Math.max(1, max - (all.length > max ? 1 : 0))).map((line) => ({ text: `  ${line}` }));
+  return all.length > shown.length ? [...shown, { text: `  … ${all.length - shown.length} more line(s): switchboard webhook deliveries --json shows all`, dim: true }] : shown;
+}
+
+/** `accepted`, `401`, `429`... then the run state and delivery result as they are known. */
+export function describeOutcome(row: WebhookRow): string {
+  const parts = [outcomeLabel(row)];
+  if (row.runState) parts.push(row.runState === 'running' ? 'running' : `${row.runState}${row.runStatus ? ` (run ${row.runStatus})` : ''}`);
+  if (row.delivery) parts.push(row.delivery.ok ? row.delivery.detail : row.delivery.reason);
+  return parts.join(' · ');
+}
+
+export function outcomeLabel(row: WebhookRow): string {
+  switch (row.outcome) {
+    case 'accepted':
+    case 'ignored':
+    case 'duplicate':
+    case 'replay':
+      return row.outcome;
+    default:
+      return String(row.status);
+  }
+}
+
+export function outcomeStyle(row: WebhookRow): { color?: string; dim?: boolean } {
+  if (row.outcome === 'accepted' || row.outcome === 'replay') return { color: theme.ok };
+  if (row.outcome === 'ignored') return { dim: true };
+  if (row.outcome === 'duplicate') return {};
+  if (row.status === 401 || row.status >= 500) return { color: theme.error };
+  return { color: theme.warn };
+}
+
+export function runStyle(row: WebhookRow): { color?: string } {
+  if (row.runState === 'delivered') return { color: theme.ok };
+  if (row.runState === 'failed' || row.runState === 'delivery_failed') return { color: theme.error };
+  return {};
+}
