@@ -1,0 +1,55 @@
+import { render } from 'ink-testing-library';
+import type { ConfigFile } from '../../source/config/types.js';
+import { App } from '../../source/ui/App.js';
+import { createConsoleModel } from '../../source/ui/console-model.js';
+import { makeGateway } from './gateway.js';
+import { waitForFrame } from './ink.js';
+import { tempHome } from './temp-home.js';
+
+/**
+ * The console App over a real gateway core (console mode, dry-run model unless `edit` says otherwise)
+ * in a temp home; `size` sets the terminal (ink-testing-library is 100 columns wide otherwise).
+ * Push the returned `close` into the test's cleanup.
+ */
+export async function renderConsole(options: { edit?: (config: ConfigFile) => void; size?: { columns: number; rows: number } } = {}) {
+  const home = tempHome();
+  const { gateway, store } = makeGateway(home, options.edit ?? (() => {}), undefined, 'console');
+  await gateway.start();
+  const model = createConsoleModel({ gateway, flushMs: 5 });
+  const copied: string[] = [];
+  const view = render(<App model={model} gateway={gateway} copy={async (text) => { copied.push(text); return true; }} onQuit={() => {}} />);
+  if (options.size) {
+    Object.defineProperty(view.stdout, 'columns', { value: options.size.columns, configurable: true });
+    Object.defineProperty(view.stdout, 'rows', { value: options.size.rows, configurable: true });
+    view.stdout.emit('resize');
+  }
+  const close = async () => {
+    view.unmount();
+    model.dispose();
+    await gateway.stop('test over');
+    store.close();
+  };
+  return { ...view, home, gateway, store, copied, close };
+}
+
+/** Types into the focused input one key at a time (as a person would), then waits for the text to show. */
+export async function typeText(stdin: { write(data: string): void }, lastFrame: () => string | undefined, text: string) {
+  for (const char of text) {
+    stdin.write(char);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await waitForFrame(lastFrame, (frame) => frame.includes(text.slice(-3)));
+}
+
+/** Opens the command line, types a slash command (without the /) and submits it. */
+export async function slash(stdin: { write(data: string): void }, lastFrame: () => string | undefined, command: string) {
+  stdin.write('/');
+  await waitForFrame(lastFrame, (frame) => frame.trimEnd().split('\n').at(-1)!.trim() === '/');
+  await typeText(stdin, lastFrame, command);
+  stdin.write('\r');
+}
+
+/** The bottom line of a frame (the console's notice or input line). */
+export function bottomLine(frame: string): string {
+  return frame.trimEnd().split('\n').at(-1) ?? '';
+}
