@@ -34,7 +34,7 @@ export const keymap: readonly KeyBinding[] = [
   { command: 'webhook.test', scope: 'webhooks', keys: 't', description: 'send a signed test webhook to the selected route', matches: char('t') },
   { command: 'mcp.login', scope: 'mcp', keys: 'l', description: 'log in to the selected server (OAuth)', matches: char('l') },
   { command: 'mcp.reconnect', scope: 'mcp', keys: 'R', description: 'reconnect the selected server', matches: char('R') },
-  { command: 'item.copy', scope: 'list', keys: 'c', description: 'copy the selected item', matches: char('c') },
+  { command: 'item.copy', scope: 'list', keys: 'c', description: 'copy the item (a route: u URL, s secret)', matches: char('c') },
   { command: 'item.edit', scope: 'list', keys: 'e', description: 'edit the selected server, route or job', matches: char('e') },
   { command: 'config.edit', scope: 'global', keys: 'E', description: 'edit config.json in $EDITOR', matches: char('E') },
   { command: 'log.filter', scope: 'global', keys: 'f', description: 'filter the log pane', matches: char('f') },

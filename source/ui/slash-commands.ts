@@ -8,8 +8,7 @@ export interface SlashCommand {
 export const slashCommands: readonly SlashCommand[] = [
   { name: 'run', usage: '/run <prompt>', description: 'run the agent now; the answer goes to the Output pane' },
   { name: 'reload-mcp', usage: '/reload-mcp', description: 'reread mcp_servers: reconnect changed servers, drop removed ones' },
-  { name: 'cron', usage: '/cron create <schedule> <prompt>', description: 'new job (quote a schedule with spaces; --name N --deliver T --skills a,b)' },
-  { name: 'cron', usage: '/cron list|pause|resume|remove|run', description: 'list jobs, or act on one job by id or name' },
+  { name: 'cron', usage: '/cron <action> ...', description: 'create <schedule> <prompt> [--name N --deliver T --skills a,b] (quote a schedule with spaces), list, or pause|resume|remove|run <job>' },
   { name: 'webhook', usage: '/webhook subscribe <name>', description: 'not in the core yet: says which CLI command to use' },
   { name: 'help', usage: '/help', description: 'list these commands' },
 ];

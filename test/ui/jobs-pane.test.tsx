@@ -24,7 +24,7 @@ describe('Jobs pane (3) and /cron', () => {
     expect(history).toMatch(/\d\d:\d\d:\d\d manual\s+ok\s+\d+s\s+log: /);
   });
 
-  it('/cron create, list, run, pause, resume and remove go through the core and show in the pane', async () => {
+  it('/cron create, list, run, pause, resume and remove go through the core and show in the pane', { timeout: 90_000 }, async () => {
     const view = await renderConsole();
     closers.push(view.close);
     const { lastFrame, stdin, gateway } = view;

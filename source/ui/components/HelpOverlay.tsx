@@ -4,7 +4,7 @@ import { keymap, type KeyBinding } from '../keymap.js';
 import { slashCommands } from '../slash-commands.js';
 import { theme } from '../theme.js';
 
-/** Every key of the keymap (two columns, so it fits 80x24) and every slash command; any key closes it. */
+/** Every key of the keymap (two columns, so it fits 80x24) and every slash command but /help; any key closes it. */
 export function HelpOverlay({ width }: { width: number }) {
   const columnWidth = Math.floor((width - 4) / 2);
   const half = Math.ceil(keymap.length / 2);
@@ -15,15 +15,14 @@ export function HelpOverlay({ width }: { width: number }) {
   };
   return (
     <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.accent} paddingX={1} width={width}>
-      <Text bold>Keys</Text>
+      <Text><Text bold>Keys</Text><Text color={theme.dim}> · Any key closes this help.</Text></Text>
       {keymap.slice(0, half).map((binding, index) => (
         <Text key={binding.command + binding.scope}>{line(binding)}{line(keymap[half + index])}</Text>
       ))}
       <Text bold>Commands</Text>
-      {slashCommands.map((command) => (
-        <Text key={command.usage}><Text color={theme.accent}>{command.usage.padEnd(28)}</Text> {fit(command.description, width - 34)}</Text>
+      {slashCommands.filter((command) => command.name !== 'help').map((command) => (
+        <Text key={command.usage}><Text color={theme.accent}>{fit(command.usage, 26).padEnd(26)}</Text> {fit(command.description, width - 32)}</Text>
       ))}
-      <Text color={theme.dim}>Any key closes this help.</Text>
     </Box>
   );
 }
