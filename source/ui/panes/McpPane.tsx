@@ -35,6 +35,7 @@ export function McpPane({ state, gateway, height, width, focused, onNotice }: {
       empty="No MCP servers. Add one with: switchboard mcp add <name> -- <command>, then /reload-mcp."
       onCommand={(command, row) => {
         if (command === 'mcp.login') return onNotice(OAUTH_NOT_AVAILABLE);
+        if (command === 'item.edit') return onNotice('Editing servers from the console is not available yet; use switchboard mcp remove and mcp add (the gateway reloads within seconds).');
         if (command !== 'mcp.reconnect') return;
         if (!row) return onNotice('No MCP server selected.');
         onNotice(`Reconnecting ${row.key}...`);
