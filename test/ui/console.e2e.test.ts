@@ -1,0 +1,73 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../source/config/default-config.js';
+import { startScriptedModel } from '../fixtures/scripted-model.js';
+import { cliPath } from '../helpers/cli.js';
+import { tempHome } from '../helpers/temp-home.js';
+import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
+
+// A tmux server of our own (-L): never the operator's, never another test's.
+const socket = `switchboard-e2e-${process.pid}`;
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+const capture = () => tmux('capture-pane', '-p', '-t', 'console');
+const send = (key: string) => tmux('send-keys', '-t', 'console', key);
+const sessionAlive = () => {
+  try {
+    tmux('has-session', '-t', 'console');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const closers: Array<() => unknown> = [];
+afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
+
+describe('the built console under tmux', () => {
+  it('shows a signed webhook as accepted, takes an approval with a key, and shows the run delivered', { timeout: 120_000 }, async () => {
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: 'terminal', args: { command: 'rm -rf scratch && echo cleaned' } }] },
+      { text: 'Cleaned the scratch folder.' },
+    ]);
+    closers.push(model.close);
+    const home = tempHome();
+    const config = defaultConfig();
+    config.model = { provider: 'openai-compatible', base_url: model.url, name: 'scripted' };
+    config.platforms!.webhook!.enabled = true;
+    config.platforms!.webhook!.extra!.port = 0;
+    config.platforms!.webhook!.extra!.routes = { gh: { secret: SECRET, prompt: 'Clean up after {action}', deliver: 'log' } };
+    fs.mkdirSync(home.root, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(home.configFile, JSON.stringify(config), { mode: 0o600 });
+
+    tmux('new-session', '-d', '-s', 'console', '-x', '130', '-y', '40', `${process.execPath} ${cliPath} --home ${home.root}`);
+    closers.push(() => { if (sessionAlive()) tmux('kill-server'); });
+    const url = await waitUntil(() => {
+      try {
+        return (JSON.parse(fs.readFileSync(home.lockFile, 'utf8')) as { webhookUrl?: string }).webhookUrl;
+      } catch {
+        return undefined;
+      }
+    }, 30_000, 'the console gateway to bind its listener');
+    await waitUntil(() => capture().includes(url), 10_000, 'the header with the listener URL');
+
+    send('2');
+    await waitUntil(() => capture().includes(`route gh`), 10_000, 'the Webhook deliveries pane');
+    const body = JSON.stringify({ action: 'opened', number: 7 });
+    const response = await fetch(`${url}/webhooks/gh`, { method: 'POST', headers: githubHeaders(SECRET, body, 'issues', 'e2e-delivery-1'), body });
+    expect(response.status).toBe(202);
+
+    const dialog = await waitUntil(() => { const frame = capture(); return frame.includes('Approval 1 of 1') ? frame : undefined; }, 30_000, 'the approval dialog');
+    expect(dialog).toContain('from webhook:gh:e2e-delivery-1');
+    expect(dialog).toContain('rm -rf scratch && echo cleaned');
+    expect(dialog).toMatch(/e2e-delivery-1\s+accepted\s+running/);
+    send('a');
+    const done = await waitUntil(() => { const frame = capture(); return /e2e-delivery-1\s+accepted\s+delivered/.test(frame) ? frame : undefined; }, 30_000, 'the delivered row');
+    expect(done).not.toContain('Approval 1 of 1');
+    expect(model.remaining()).toBe(0);
+
+    send('q');
+    await waitUntil(() => !sessionAlive(), 30_000, 'the console to quit on q');
+    expect(fs.existsSync(home.lockFile)).toBe(false);
+  });
+});
