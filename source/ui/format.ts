@@ -9,8 +9,14 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(hours / 24)}d ${hours % 24}h`;
 }
 
+/** HH:MM:SS local time (by hand: toTimeString() is slow for a list of 500 rows at 30 renders a second). */
 export function clockTime(ms: number): string {
-  return new Date(ms).toTimeString().slice(0, 8);
+  const date = new Date(ms);
+  return `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+}
+
+function two(value: number): string {
+  return value < 10 ? `0${value}` : String(value);
 }
 
 /** Cuts a line to `width` characters, marking the cut. */

@@ -19,25 +19,37 @@ export interface WebhookRow {
 export const MAX_WEBHOOK_ROWS = 500;
 
 /**
- * The last `capacity` webhook requests, newest first, as an immutable array: each event makes a new
- * array (the console model batches renders). Run events update the accepted row of their delivery;
- * a replay has no request of its own, so its run start adds a row.
+ * The last `capacity` webhook requests, newest first. Events change the ring in place (a burst of
+ * 500 requests a second allocates no arrays); `rows()` hands out an immutable copy, made once per
+ * change, when the console model rebuilds its state (at most ~30 times a second). Run events update
+ * the accepted row of their delivery; a replay has no request of its own, so its run start adds a row.
  */
 export function createWebhookRing(capacity = MAX_WEBHOOK_ROWS) {
-  let rows: WebhookRow[] = [];
+  const rows: WebhookRow[] = [];
+  let copy: readonly WebhookRow[] = [];
+  let dirty = false;
   let counter = 0;
   const update = (route: string, deliveryId: string, change: Partial<WebhookRow>): boolean => {
     const index = rows.findIndex((row) => row.route === route && row.deliveryId === deliveryId && (row.outcome === 'accepted' || row.outcome === 'replay'));
     if (index < 0) return false;
-    rows = rows.with(index, { ...rows[index]!, ...change });
+    rows[index] = { ...rows[index]!, ...change };
+    dirty = true;
     return true;
   };
   const push = (row: Omit<WebhookRow, 'key'>) => {
     counter += 1;
-    rows = [{ ...row, key: `w${counter}` }, ...rows].slice(0, capacity);
+    rows.unshift({ ...row, key: `w${counter}` });
+    if (rows.length > capacity) rows.length = capacity;
+    dirty = true;
   };
   return {
-    rows: (): readonly WebhookRow[] => rows,
+    rows(): readonly WebhookRow[] {
+      if (dirty) {
+        copy = rows.slice();
+        dirty = false;
+      }
+      return copy;
+    },
     received(record: WebhookRequestRecord): void {
       push({ atMs: record.atMs, route: record.route, event: record.event, deliveryId: record.deliveryId, outcome: record.outcome, status: record.status, reason: record.reason });
     },

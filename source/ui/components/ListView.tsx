@@ -14,20 +14,26 @@ export interface ListRow {
   parts?: ReadonlyArray<{ text: string; color?: string; dim?: boolean }>;
 }
 
+/** The rows of a list: an array, or rows built on demand (only the visible ones are ever built). */
+export interface RowSource {
+  readonly length: number;
+  at(index: number): ListRow | undefined;
+}
+
 /**
  * A windowed, selectable list: only the rows that fit are rendered, so a ring of thousands costs
  * one screenful. Enter opens `details` for the selected row, Esc closes it; the pane's own keys
  * (`scopes`) reach `onCommand` with the selected row.
  */
 export function ListView({ rows, height, width, focused, empty, details, scopes = [], onCommand }: {
-  rows: readonly ListRow[]; height: number; width: number; focused: boolean; empty: string;
+  rows: RowSource; height: number; width: number; focused: boolean; empty: string;
   details?: (row: ListRow) => ReactNode;
   scopes?: readonly KeyScope[];
   onCommand?: (command: CommandName, row: ListRow | undefined) => void;
 }) {
   const list = useSelectableList(rows.length, height);
   const [open, setOpen] = useState(false);
-  const selected = rows[list.index];
+  const selected = rows.at(list.index);
   useInput((input, key) => {
     const binding = commandFor(input, key, [...scopes, 'list']);
     if (!binding) return;
@@ -44,7 +50,7 @@ export function ListView({ rows, height, width, focused, empty, details, scopes 
   if (rows.length === 0) return <Box height={height}><Text color={theme.dim}>{empty}</Text></Box>;
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
-      {rows.slice(list.start, list.end).map((row, offset) => (
+      {Array.from({ length: list.end - list.start }, (_unused, offset) => rows.at(list.start + offset)!).map((row, offset) => (
         <Text key={row.key} inverse={focused && list.start + offset === list.index} color={row.color} dimColor={row.dim}>
           {row.parts ? fitParts(row.parts, width).map((part, index) => <Text key={index} color={part.color} dimColor={part.dim}>{part.text}</Text>) : fit(row.text, width)}
         </Text>

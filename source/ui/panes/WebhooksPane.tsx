@@ -2,9 +2,10 @@ import { Box, Text, useInput } from 'ink';
 import TextInput from 'ink-text-input';
 import { useState } from 'react';
 import type { ConsoleGateway, ConsoleState } from '../console-model.js';
-import { ListView, type ListRow } from '../components/ListView.js';
+import { ListView, type ListRow, type RowSource } from '../components/ListView.js';
 import { clockTime, fit } from '../format.js';
 import { theme } from '../theme.js';
+import type { WebhookRow } from '../webhook-ring.js';
 import { outcomeLabel, outcomeStyle, runStyle, WebhookDetails } from './webhook-details.js';
 
 type Mode = { kind: 'none' } | { kind: 'copy'; route: string } | { kind: 'secret'; route: string } | { kind: 'test'; route: string; text: string };
@@ -28,20 +29,23 @@ export function WebhooksPane({ state, gateway, height, width, focused, onNotice,
   const { webhook } = state.snapshot;
   const routes = [...webhook.routes, ...webhook.subscriptions];
   const urlOf = (route: string) => webhook.url ? `${webhook.url}/webhooks/${encodeURIComponent(route)}` : `(listener not bound)/webhooks/${route}`;
-  const routeWidth = Math.min(20, Math.max(5, ...routes.map((route) => route.length), ...state.webhooks.slice(0, 50).map((row) => row.route.length)));
-  const rows: ListRow[] = [
-    ...routes.map((route) => ({ key: `route:${route}`, text: '', parts: [{ text: 'route ', dim: true }, { text: `${route.padEnd(routeWidth)} ` }, { text: `${urlOf(route)}${webhook.subscriptions.includes(route) ? ' (subscription)' : ''}`, color: theme.accent }] })),
-    ...state.webhooks.map((row) => ({
-      key: row.key,
-      text: '',
-      parts: [
-        { text: `${clockTime(row.atMs)} ${row.route.padEnd(routeWidth)} ${row.event.padEnd(14)} ${short(row.deliveryId, 18).padEnd(18)} ` },
-        { text: outcomeLabel(row).padEnd(9), ...outcomeStyle(row) },
-        { text: row.runState ? ` ${row.runState}` : '', ...runStyle(row) },
-        { text: row.delivery ? ` ${row.delivery.ok ? row.delivery.detail : row.delivery.reason}` : '', dim: true },
-      ],
-    })),
-  ];
+  const routeWidth = Math.min(20, Math.max(5, ...routes.map((route) => route.length), ...state.webhooks.slice(0, 50).map((entry) => entry.route.length)));
+  const routeRow = (route: string): ListRow => ({ key: `route:${route}`, text: '', parts: [{ text: 'route ', dim: true }, { text: `${route.padEnd(routeWidth)} ` }, { text: `${urlOf(route)}${webhook.subscriptions.includes(route) ? ' (subscription)' : ''}`, color: theme.accent }] });
+  const deliveryRow = (row: WebhookRow): ListRow => ({
+    key: row.key,
+    text: '',
+    parts: [
+      { text: `${clockTime(row.atMs)} ${row.route.padEnd(routeWidth)} ${row.event.padEnd(14)} ${short(row.deliveryId, 18).padEnd(18)} ` },
+      { text: outcomeLabel(row).padEnd(9), ...outcomeStyle(row) },
+      { text: row.runState ? ` ${row.runState}` : '', ...runStyle(row) },
+      { text: row.delivery ? ` ${row.delivery.ok ? row.delivery.detail : row.delivery.reason}` : '', dim: true },
+    ],
+  });
+  // Built on demand: a ring of 500 costs only the rows on screen, at up to 30 renders a second.
+  const rows: RowSource = {
+    length: routes.length + state.webhooks.length,
+    at: (index) => (index < routes.length ? routeRow(routes[index]!) : state.webhooks[index - routes.length] ? deliveryRow(state.webhooks[index - routes.length]!) : undefined),
+  };
   const routeOf = (row: ListRow | undefined): string | undefined => row?.key.startsWith('route:') ? row.key.slice(6) : state.webhooks.find((entry) => entry.key === row?.key)?.route;
   const deliveryOf = (row: ListRow | undefined) => state.webhooks.find((entry) => entry.key === row?.key);
 
