@@ -7,6 +7,7 @@ export interface SlashCommand {
 
 export const slashCommands: readonly SlashCommand[] = [
   { name: 'run', usage: '/run <prompt>', description: 'run the agent now; the answer goes to the Output pane' },
+  { name: 'install', usage: '/install <link>', description: 'install an MCP server from a switchboard://mcp/install link, after a confirmation' },
   { name: 'help', usage: '/help', description: 'list these commands' },
 ];
 
