@@ -1,14 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { ConfigError } from '../config/errors.js';
-import { setAt } from '../config/edit.js';
-import { invalidConfigError } from '../config/load.js';
 import { maskSecrets } from '../config/mask.js';
-import type { ConfigFile, McpServerConfig } from '../config/types.js';
-import { validateConfig } from '../config/validate.js';
+import type { McpServerConfig } from '../config/types.js';
 import { runningGateway } from '../gateway/lock.js';
-import { writeConfigFile } from '../infra/config-file.js';
 import { buildInstallLink, commandLine, parseInstallLink, type InstallLink } from '../mcp/install-link.js';
+import { installServer } from '../mcp/install-server.js';
 import { registerLinkHandler } from '../mcp/link-handler.js';
 import { homeOf, loadConfigFor } from './context.js';
 import { print, say } from './output.js';
@@ -33,13 +30,11 @@ export function addInstallLinkCommands(mcp: Command): void {
         process.exitCode = 1;
         return;
       }
-      const next = setAt(file, ['mcp_servers', name], link.config) as ConfigFile;
-      const issues = validateConfig(next);
-      if (issues.length > 0) throw invalidConfigError(issues, home.configFile, true);
-      writeConfigFile(home.configFile, next as Record<string, unknown>);
+      const installed = installServer(home.configFile, name, link.config);
+      if (!installed.ok) throw new ConfigError('MCP_INSTALL_REFUSED', installed.reason, 'Nothing was written.');
       say(`Installed MCP server "${name}" in ${home.configFile}.`);
       const gateway = runningGateway(home.lockFile);
-      if (gateway) say(`The running gateway (pid ${gateway.pid}) picks it up on its next MCP reload.`);
+      if (gateway) say(`The running gateway (pid ${gateway.pid}) connects it within a few seconds.`);
     });
 
   mcp

@@ -31,6 +31,11 @@ export interface DeliverDeps {
   ghEnv?: NodeJS.ProcessEnv;
   sleep?: (ms: number) => Promise<void>;
   events?: Pick<GatewayEvents, 'emit'>;
+  /**
+   * `origin`: where the job or run came from. The console installs a handler that shows the output in
+   * its Output pane; without one (headless, CLI) the output is kept in a local file and the result says so.
+   */
+  origin?: (request: DeliveryRequest) => DeliveryResult;
 }
 
 const GH_TIMEOUT_MS = 30_000;
@@ -60,8 +65,13 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
         return { ...deliverToLog(deps.logger, request), chunksTotal: 1, chunksSent: 1 };
       case 'local':
         return { ...(await deliverToLocal(deps.homeRoot, request, now)), chunksTotal: 1, chunksSent: 1 };
-      case 'origin':
-        return { ok: false, reason: 'delivery target "origin" is not available yet: it needs the operator console, where the job was created', chunksTotal: 0, chunksSent: 0 };
+      case 'origin': {
+        if (deps.origin) return { ...deps.origin(request), chunksTotal: 1, chunksSent: 1 };
+        const kept = await deliverToLocal(deps.homeRoot, request, now);
+        return kept.ok
+          ? { ok: true, detail: `no console is attached to show it; kept in ${kept.detail}`, chunksTotal: 1, chunksSent: 1 }
+          : { ...kept, chunksTotal: 1, chunksSent: 0 };
+      }
       case 'github_comment': {
         const checked = checkGithubTarget(extra);
         if (!checked.ok) return { ok: false, reason: checked.reason, chunksTotal: 0, chunksSent: 0 };

@@ -23,6 +23,8 @@ export interface GatewayEventMap extends JobEventMap {
   'run.finished': [RunResult & { origin: string }];
   'mcp.statusChanged': [McpServerState];
   'mcp.toolsChanged': [{ server: string; tools: string[] }];
+  /** An `origin` delivery for the console's Output pane. */
+  'output.delivered': [{ subject: DeliveryRequest['subject']; text: string; failed: boolean; atMs: number }];
   'delivery.finished': [{ target: string; subject: DeliveryRequest['subject']; result: DeliveryResult }];
 }
 

@@ -4,6 +4,7 @@ import { createAgentStack, type AgentStack } from '../agent/agent-stack.js';
 import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
 import { routeTargetIssues } from '../delivery/check-config.js';
 import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
+import type { DeliveryRequest } from '../delivery/types.js';
 import { createMcpComponent, type McpCommands, type McpSnapshot } from '../mcp/gateway-component.js';
 import { createCronjobTool } from '../scheduler/cronjob-tool.js';
 import { jobDeliverCheck } from '../scheduler/deliver-check.js';
@@ -82,7 +83,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
   });
   const targetIssues = routeTargetIssues(config.values);
   if (targetIssues.length > 0) throw invalidConfigError(targetIssues, config.home.configFile);
-  const deliveries = createDeliveryService({ homeRoot: config.home.root, logger, config: config.values, store: deps.store, events, now });
+  const showInConsole = (request: DeliveryRequest) => {
+    events.emit('output.delivered', { subject: request.subject, text: request.output, failed: request.failed === true, atMs: now() });
+    return { ok: true as const, detail: 'shown in the console Output pane' };
+  };
+  const deliveries = createDeliveryService({
+    homeRoot: config.home.root, logger, config: config.values, store: deps.store, events, now,
+    ...(deps.mode === 'console' ? { origin: showInConsole } : {}),
+  });
   const mcp = createMcpComponent({ config, logger, events, tools: agentStack.tools, approvals: agentStack.approvals, model: agentStack.agent.model, now });
   // Throws ConfigError for a route without a secret, or INSECURE_NO_AUTH on a non-loopback host.
   const webhooks = config.webhook.enabled

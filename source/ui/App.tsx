@@ -1,6 +1,10 @@
 import { Box, Text, useInput, useWindowSize } from 'ink';
 import TextInput from 'ink-text-input';
 import { useState } from 'react';
+import { homeLayout } from '../config/home.js';
+import { configuredServerNames, installServer } from '../mcp/install-server.js';
+import { parseInstallLink, type InstallLink } from '../mcp/install-link.js';
+import { InstallConfirmation, type InstallDecision } from './components/InstallConfirmation.js';
 import { ApprovalDialog, approvalDialogHeight, type ApprovalChoice } from './components/ApprovalDialog.js';
 import { Header } from './components/Header.js';
 import { HelpOverlay } from './components/HelpOverlay.js';
@@ -25,7 +29,7 @@ export interface AppProps {
   onQuit: () => void;
 }
 
-type Overlay = { kind: 'none' } | { kind: 'help' } | { kind: 'command'; text: string } | { kind: 'filter'; text: string } | { kind: 'quit' };
+type Overlay = { kind: 'none' } | { kind: 'help' } | { kind: 'command'; text: string } | { kind: 'filter'; text: string } | { kind: 'quit' } | { kind: 'install'; link: InstallLink };
 
 const panes = ['MCP', 'Webhooks', 'Jobs', 'Approvals', 'Logs', 'Output'] as const;
 /** Tab titles: long ones where they fit (wide terminals), short ones down to 80 columns. */
@@ -50,6 +54,7 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
 
   const head = state.approvals[0];
   const dialogOpen = head !== undefined && overlay.kind === 'none';
+  const paneHidden = overlay.kind === 'help' || overlay.kind === 'install';
   const width = Math.max(40, columns);
   const wide = width >= 120;
 
@@ -69,6 +74,11 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
       });
       return;
     }
+    if (parsed.name === 'install') {
+      const link = parseInstallLink(parsed.rest);
+      if (!link.ok) return setNotice(`Install link rejected (${link.error.kind}): ${link.error.message}`);
+      return setOverlay({ kind: 'install', link: link.value });
+    }
     const reply = runCoreSlash(gateway, parsed.name, parsed.rest, Date.now());
     if (reply) {
       setNotice(reply.now);
@@ -76,6 +86,13 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
       return;
     }
     setNotice(`Unknown command /${parsed.name}. Known: ${slashCommands.map((command) => `/${command.name}`).join(', ')}`);
+  };
+
+  const install = (link: InstallLink, decision: InstallDecision) => {
+    setOverlay({ kind: 'none' });
+    if (decision.action === 'cancel') return setNotice('Install cancelled; nothing was written.');
+    const result = installServer(homeLayout(state.snapshot.home).configFile, decision.name, link.config);
+    setNotice(result.ok ? `Installed MCP server "${decision.name}"; connecting it.` : `Not installed: ${result.reason}`);
   };
 
   const decide = (choice: ApprovalChoice) => {
@@ -98,6 +115,7 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
       if (key.escape) setOverlay({ kind: 'none' });
       return;
     }
+    if (overlay.kind === 'install') return; // the confirmation takes every key
     if (paneCapture) return;
     const binding = commandFor(input, key, ['global']);
     if (!binding) return;
@@ -150,8 +168,9 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
         ))}
       </Box>
       {overlay.kind === 'help' ? <HelpOverlay width={width} /> : null}
+      {overlay.kind === 'install' ? <InstallConfirmation link={overlay.link} existingNames={configuredServerNames(homeLayout(state.snapshot.home).configFile)} onDecision={(decision) => install(overlay.link, decision)} /> : null}
       {dialogOpen && head ? <ApprovalDialog key={head.id} request={head} position={1} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} onChoice={decide} /> : null}
-      {overlay.kind === 'help' ? null : (
+      {paneHidden ? null : (
         <Box height={paneHeight} flexShrink={0} overflow="hidden" flexDirection={stacked ? 'column' : 'row'}>
           <Box width={leftWidth} height={activeHeight} flexDirection="column" overflow="hidden">{renderPane(active, leftWidth, focusedPaneKeys)}</Box>
           {wide ? <Box width={width - leftWidth} paddingLeft={1} flexDirection="column" overflow="hidden">{renderPane(secondary, width - leftWidth - 1, false)}</Box> : null}

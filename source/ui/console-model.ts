@@ -1,6 +1,7 @@
 import type { ApprovalQueue } from '../agent/approval-queue.js';
 import type { RunAgent } from '../agent/types.js';
 import type { DeliveryService } from '../delivery/deliver.js';
+import { describeSubject } from '../delivery/log-target.js';
 import type { GatewayEvents, GatewayEventMap } from '../gateway/events.js';
 import type { Gateway, GatewaySnapshot } from '../gateway/gateway.js';
 import type { McpCommands } from '../mcp/gateway-component.js';
@@ -97,6 +98,9 @@ export function createConsoleModel(deps: { gateway: ConsoleGateway; logRing?: Lo
     'webhook.received': (record) => webhookRing.received(record),
     'webhook.runStarted': (run) => webhookRing.runStarted(run),
     'webhook.completed': (done) => webhookRing.completed(done),
+    'output.delivered': (output) => {
+      outputs = [{ id: `${output.atMs}-${outputs.length}`, atMs: output.atMs, title: describeSubject(output), text: output.text, ok: !output.failed }, ...outputs].slice(0, MAX_OUTPUTS);
+    },
   };
   const subscriptions: Array<() => void> = [];
   for (const name of Object.keys(handlers) as Array<keyof GatewayEventMap>) {

@@ -10,6 +10,7 @@ export const slashCommands: readonly SlashCommand[] = [
   { name: 'reload-mcp', usage: '/reload-mcp', description: 'reread mcp_servers: reconnect changed servers, drop removed ones' },
   { name: 'cron', usage: '/cron <action> ...', description: 'create <schedule> <prompt> [--name N --deliver T --skills a,b] (quote a schedule with spaces), list, or pause|resume|remove|run <job>' },
   { name: 'webhook', usage: '/webhook subscribe <name>', description: 'not in the core yet: says which CLI command to use' },
+  { name: 'install', usage: '/install <link>', description: 'install an MCP server from a switchboard://mcp/install link, after a confirmation' },
   { name: 'help', usage: '/help', description: 'list these commands' },
 ];
 

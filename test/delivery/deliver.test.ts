@@ -35,10 +35,11 @@ describe('deliver: log and local', () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
 
-  it('fails origin plainly until the console exists, and a platform that is not enabled with the fix', async () => {
-    const deliver = createDeliver({ homeRoot: tempHome().root, logger: pino({ level: 'silent' }) });
+  it('keeps an origin output in a file when no console is attached, and fails a platform that is not enabled with the fix', async () => {
+    const home = tempHome();
+    const deliver = createDeliver({ homeRoot: home.root, logger: pino({ level: 'silent' }), now: () => atMs });
     expect(await deliver({ target: 'origin', output: 'x', subject: { kind: 'job', jobId: 'j', jobName: 'n', runId: 'r' } })).toEqual({
-      ok: false, reason: 'delivery target "origin" is not available yet: it needs the operator console, where the job was created',
+      ok: true, detail: `no console is attached to show it; kept in ${home.root}/cron/output/j/2026-11-21T09-30-00.000Z.md`,
     });
     expect(await deliver({ target: 'telegram:42', output: 'x', subject: { kind: 'console', runId: 'r' } })).toEqual({
       ok: false, reason: 'platforms.telegram is not enabled: set platforms.telegram.enabled to true and its credentials (bot_token)',

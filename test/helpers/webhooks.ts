@@ -24,7 +24,8 @@ export function githubExample(event: string, action?: string): Record<string, un
   return found;
 }
 
-export const gitlabDir = path.resolve(import.meta.dirname, '../../../shared/fixtures/gitlab');
+/** Real GitLab payloads, copied from ../shared/fixtures/gitlab (MIT, see LICENSE there) so the suite runs anywhere. */
+export const gitlabDir = path.resolve(import.meta.dirname, '../fixtures/gitlab');
 /** Real GitLab payloads (MIT, see the LICENSE beside them) with the X-Gitlab-Event value GitLab sends. */
 export const gitlabFixtures: Array<{ file: string; event: string }> = [
   { file: 'merge-request-event.json', event: 'Merge Request Hook' },

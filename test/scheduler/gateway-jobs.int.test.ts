@@ -13,9 +13,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function started(edit?: Parameters<typeof makeGateway>[1]) {
+async function started(edit?: Parameters<typeof makeGateway>[1], mode: 'headless' | 'console' = 'headless') {
   const home = tempHome();
-  const made = makeGateway(home, edit);
+  const made = makeGateway(home, edit, undefined, mode);
   cleanups.push(async () => { await made.gateway.stop('test over'); made.store.close(); });
   await made.gateway.start();
   return { ...made, home };
@@ -62,14 +62,24 @@ describe('scheduler in the gateway', () => {
     expect((events[2]![1] as { output: string }).output).toContain('Morning summary');
   });
 
-  it('a console-created job delivers to its origin, which says plainly it is not available yet', async () => {
-    const { gateway } = await started();
-    const created = gateway.jobs.create({ schedule: 'every 1h', prompt: 'ping' });
+  it('a console-created job delivers to its origin: the Output pane in the console, a kept file headless', async () => {
+    const headless = await started();
+    const created = headless.gateway.jobs.create({ schedule: 'every 1h', prompt: 'ping' });
     if (!created.ok) throw new Error(created.reason);
     expect(created.value.deliver).toBe('origin');
-    const run = await gateway.jobs.runNow(created.value.id);
-    expect(run.ok && run.value).toMatchObject({ status: 'delivery_failed', deliveryOk: false });
-    expect(run.ok && run.value.deliveryDetail).toContain('"origin" is not available yet');
+    const run = await headless.gateway.jobs.runNow(created.value.id);
+    expect(run.ok && run.value).toMatchObject({ status: 'ok', deliveryOk: true });
+    expect(run.ok && run.value.deliveryDetail).toMatch(new RegExp(`^no console is attached to show it; kept in ${headless.home.root}/cron/output/${created.value.id}/.+\\.md$`));
+
+    const withConsole = await started(undefined, 'console');
+    const shown: Array<{ text: string }> = [];
+    withConsole.gateway.events.on('output.delivered', (output) => shown.push(output));
+    const job = withConsole.gateway.jobs.create({ schedule: 'every 1h', prompt: 'ping the console' });
+    if (!job.ok) throw new Error(job.reason);
+    const consoleRun = await withConsole.gateway.jobs.runNow(job.value.id);
+    expect(consoleRun.ok && consoleRun.value).toMatchObject({ status: 'ok', deliveryOk: true, deliveryDetail: 'shown in the console Output pane' });
+    expect(shown).toHaveLength(1);
+    expect(shown[0]!.text).toContain('ping the console');
   });
 
   it('registers the cronjob tool with the same validation as the CLI, scripts confined to $SWITCHBOARD_HOME/scripts', async () => {
@@ -105,7 +115,7 @@ describe('scheduler in the gateway', () => {
     expect((await call(tool, { action: 'list' })).text).toBe('No jobs.');
     expect((await call(tool, { action: 'resume', job: 'inbox' })).text).toMatch(/^Resumed job inbox/);
     const ran = await call(tool, { action: 'run', job: 'inbox' });
-    expect(ran.text).toContain('delivery to origin failed'); // origin is not built yet: said plainly
+    expect(ran.text).toMatch(/^Run \S+ of inbox: ok/); // origin without a console: kept in a file
     expect(ran.text).toContain('3 new mails');
     expect((await call(tool, { action: 'remove', job: 'inbox' })).text).toMatch(/^Removed job inbox/);
     expect((await call(tool, { action: 'run', job: 'inbox' }))).toMatchObject({ isError: true, text: expect.stringContaining('no job with id or name "inbox"') });

@@ -116,12 +116,12 @@ describe('job runs (real Bree workers from dist, real dry-run agent, real local 
     expect(outputFiles(h.home, job.id)).toEqual([]);
   });
 
-  it('records delivery_failed with the reason when the target is not available (origin before the console exists)', async () => {
+  it('records delivery_failed with the reason when delivery fails (a platform disabled after the job was written)', async () => {
     const h = harness();
-    const job = create(h, { deliver: 'origin' });
+    const job = create(h, { deliver: 'telegram:42' });
     const run = await runNow(h, job.id);
-    expect(run).toMatchObject({ status: 'delivery_failed', deliveryTarget: 'origin', deliveryOk: false });
-    expect(run.deliveryDetail).toContain('not available yet');
+    expect(run).toMatchObject({ status: 'delivery_failed', deliveryTarget: 'telegram:42', deliveryOk: false });
+    expect(run.deliveryDetail).toContain('platforms.telegram is not enabled');
     expect(h.jobs.get(job.id)).toMatchObject({ lastStatus: 'delivery_failed', consecutiveFailures: 1 });
   });
 

@@ -101,3 +101,36 @@ describe('console app with a real gateway core and the scripted model', () => {
     await expect.poll(quits).toBe(1);
   });
 });
+
+describe('console /install', () => {
+  it('shows the confirmation with the command caution, installs on y, and refuses a taken name', async () => {
+    const { lastFrame, stdin, home } = await consoleWith([{ text: 'unused' }]);
+    const { buildInstallLink } = await import('../../source/mcp/install-link.js');
+    const link = buildInstallLink('notes', { command: 'node', args: ['notes-server.js'], enabled: false });
+    await openCommandLine(stdin, lastFrame);
+    stdin.write(`install ${link}`);
+    await waitForFrame(lastFrame, (frame) => frame.includes('install switchboard://'));
+    stdin.write(keys.enter);
+    const dialog = await waitForFrame(lastFrame, (frame) => frame.includes('Install MCP server "notes" (local command)?'));
+    expect(dialog).toContain('CAUTION: this server runs a program on this machine, with your rights:');
+    expect(dialog).toContain('node notes-server.js');
+    stdin.write('y');
+    await waitForFrame(lastFrame, (frame) => frame.includes('Installed MCP server "notes"; connecting it.'));
+    const config = JSON.parse(fs.readFileSync(home.configFile, 'utf8'));
+    expect(config.mcp_servers.notes).toEqual({ command: 'node', args: ['notes-server.js'], enabled: false });
+
+    await openCommandLine(stdin, lastFrame);
+    stdin.write(`install ${link}`);
+    await waitForFrame(lastFrame, (frame) => frame.includes('install switchboard://'));
+    stdin.write(keys.enter);
+    await waitForFrame(lastFrame, (frame) => frame.includes('already exists and will not be overwritten'));
+    stdin.write(keys.escape);
+    await waitForFrame(lastFrame, (frame) => frame.includes('Install cancelled; nothing was written.'));
+
+    await openCommandLine(stdin, lastFrame);
+    stdin.write('install switchboard://mcp/install?name=x');
+    await waitForFrame(lastFrame, (frame) => frame.includes('name=x'));
+    stdin.write(keys.enter);
+    await waitForFrame(lastFrame, (frame) => frame.includes('Install link rejected (missing_config)'));
+  });
+});

@@ -11,7 +11,7 @@ export function HelpOverlay({ width }: { width: number }) {
   const line = (binding: KeyBinding | undefined) => {
     if (!binding) return '';
     const scope = binding.scope === 'global' || binding.scope === 'list' ? '' : ` (${binding.scope})`;
-    return fit(`${binding.keys.padEnd(11)} ${binding.description}${scope}`, columnWidth - 1).padEnd(columnWidth);
+    return `${binding.keys.padEnd(11)} ${fit(`${binding.description}${scope}`, columnWidth - 13)}`.padEnd(columnWidth);
   };
   return (
     <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.accent} paddingX={1} width={width}>
