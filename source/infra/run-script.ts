@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { guardProcessGroup } from './process-group.js';
 import path from 'node:path';
 
 export interface ScriptRunOptions {
@@ -39,36 +40,22 @@ export async function runScript(options: ScriptRunOptions): Promise<ScriptRunRes
     maxBuffer: maxBytes,
     stripFinalNewline: false,
   });
-  let timedOut = false;
-  let cancelled = false;
-  const killGroup = () => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  };
-  const timer = setTimeout(() => { timedOut = true; killGroup(); }, options.timeoutMs);
-  const onAbort = () => { cancelled = true; killGroup(); };
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) onAbort();
+  const guard = guardProcessGroup(child, options);
+  const { state } = guard;
   try {
     const result = await child;
-    const spawnFailed = result.failed && result.exitCode === undefined && !result.signal && !timedOut && !cancelled;
+    const spawnFailed = result.failed && result.exitCode === undefined && !result.signal && !state.timedOut && !state.cancelled;
     return {
       exitCode: result.exitCode ?? null,
       signal: result.signal ?? null,
       stdout: String(result.stdout ?? ''),
       stderr: String(result.stderr ?? ''),
-      timedOut,
-      cancelled,
+      timedOut: state.timedOut,
+      cancelled: state.cancelled,
       failure: spawnFailed ? (result.originalMessage ?? result.shortMessage ?? 'could not start') : null,
       durationMs: Math.round(performance.now() - startedAt),
     };
   } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
-    if (timedOut || cancelled) killGroup();
+    guard.release();
   }
 }

@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { guardProcessGroup } from './process-group.js';
 
 export interface ShellOptions {
   command: string;
@@ -37,27 +38,13 @@ export async function runShell(options: ShellOptions): Promise<ShellResult> {
   const capture = createHeadTailCapture(options.maxOutputBytes);
   child.all?.on('data', (chunk: Buffer) => capture.push(chunk));
 
-  let timedOut = false;
-  let cancelled = false;
-  const killGroup = () => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  };
-  const timer = setTimeout(() => { timedOut = true; killGroup(); }, options.timeoutMs);
-  const onAbort = () => { cancelled = true; killGroup(); };
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) onAbort();
+  const guard = guardProcessGroup(child, options);
+  const { state } = guard;
   try {
     const result = await child;
-    return { exitCode: result.exitCode ?? null, output: capture.text(), truncatedBytes: capture.truncatedBytes(), timedOut, cancelled, signal: result.signal ?? null };
+    return { exitCode: result.exitCode ?? null, output: capture.text(), truncatedBytes: capture.truncatedBytes(), timedOut: state.timedOut, cancelled: state.cancelled, signal: result.signal ?? null };
   } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
-    if (timedOut || cancelled) killGroup();
+    guard.release();
   }
 }
 
