@@ -8,6 +8,7 @@ import { openStore } from '../store/database.js';
 import { App } from './App.js';
 import { createConsoleModel } from './console-model.js';
 import { createLogRing } from './log-ring.js';
+import { terminalIsInteractive } from './terminal.js';
 
 /**
  * The console: the gateway in-process, logs to gateway.log and an in-memory ring (only Ink writes
@@ -31,7 +32,7 @@ export async function runConsole(home: HomeLayout, config: ResolvedConfig): Prom
     })();
     return stopping;
   };
-  const app = render(<App model={model} gateway={gateway} copy={copyToClipboard} onQuit={() => void shutdown('operator quit')} />, { exitOnCtrlC: false, alternateScreen: true, maxFps: 30 });
+  const app = render(<App model={model} gateway={gateway} copy={copyToClipboard} onQuit={() => void shutdown('operator quit')} />, { exitOnCtrlC: false, alternateScreen: true, maxFps: 30, interactive: terminalIsInteractive() });
   const onSignal = (signal: NodeJS.Signals) => void shutdown(`${signal} received`);
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
