@@ -1,3 +1,4 @@
+import { isAlive } from '../helpers/process.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,9 +10,6 @@ function context(decision: ApprovalOutcome = { status: 'denied' }, asked: unknow
   return { runId: 'r', origin: 'cli', signal: new AbortController().signal, requestApproval: async (input) => { asked.push(input); return decision; } };
 }
 
-function isAlive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
-}
 
 describe('terminal tool', () => {
   it('runs in the workdir (created on demand) with stdin closed and returns the exit code and output', async () => {

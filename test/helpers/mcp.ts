@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -112,4 +113,16 @@ export async function startProcess(args: string[], ready: RegExp, env: NodeJS.Pr
       child.kill('SIGKILL');
     }),
   };
+}
+
+const startedManagers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const stop of startedManagers.splice(0)) await stop();
+});
+
+/** A manager over a temp home, stopped after the test. */
+export function startedManager(home: string, extra: Partial<McpManagerDeps> = {}) {
+  const made = makeManager(home, extra);
+  startedManagers.push(() => made.manager.stop());
+  return made;
 }

@@ -1,24 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NOT_APPROVED_MESSAGE } from '../../source/agent/types.js';
 import { tempHome } from '../helpers/temp-home.js';
-import { call, EVERYTHING, FILESYSTEM, FIXTURE_SERVER, makeManager, NODE, scriptedApprovals, servers, toolContext, until } from '../helpers/mcp.js';
+import { call, EVERYTHING, FILESYSTEM, FIXTURE_SERVER, startedManager, NODE, scriptedApprovals, servers, toolContext, until } from '../helpers/mcp.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0)) await fn();
-});
-function started(home: string, extra: Parameters<typeof makeManager>[1] = {}) {
-  const made = makeManager(home, extra);
-  cleanups.push(() => made.manager.stop());
-  return made;
-}
 
 describe('stdio servers', () => {
   it('connects server-everything over stdio, registers sanitized names and utility tools, calls echo', async () => {
     const home = tempHome();
-    const { manager, registry } = started(home.root);
+    const { manager, registry } = startedManager(home.root);
     await manager.start(servers({ 'every-thing': { command: NODE, args: [EVERYTHING, 'stdio'] } }), { wait: true });
     const [view] = manager.list();
     expect(view).toMatchObject({ name: 'every-thing', status: 'ready', era: 'legacy', transport: 'stdio' });
@@ -40,7 +31,7 @@ describe('stdio servers', () => {
     const home = tempHome();
     fs.mkdirSync(home.root, { recursive: true });
     fs.writeFileSync(path.join(home.root, 'hello.txt'), 'hello from the file');
-    const { manager, registry } = started(home.root);
+    const { manager, registry } = startedManager(home.root);
     await manager.start(servers({
       fs: { command: NODE, args: [FILESYSTEM, home.root] },
       only: { command: NODE, args: [FILESYSTEM, home.root], tools: { include: ['read_*', 'list_directory'], exclude: ['read_text_file'] } },
@@ -64,7 +55,7 @@ describe('stdio servers', () => {
   it('fixture: results (structured, isError, 64 KiB cap), per-call timeout naming the value, crash then reconnect', async () => {
     const home = tempHome();
     const states: string[] = [];
-    const { manager, registry } = started(home.root, { retry: true, onStatusChanged: (s) => states.push(s.status) });
+    const { manager, registry } = startedManager(home.root, { retry: true, onStatusChanged: (s) => states.push(s.status) });
     await manager.start(servers({ fx: { command: NODE, args: [FIXTURE_SERVER, 'stdio'], timeout: 1 } }), { wait: true });
     const write = await call(registry, 'mcp__fx__write_note', { note: 'n1' });
     expect(write).toMatchObject({ text: 'wrote n1', structured: { written: 'n1' } });
@@ -84,7 +75,7 @@ describe('stdio servers', () => {
   it('tools/list_changed refreshes the registry', async () => {
     const home = tempHome();
     const changes: string[][] = [];
-    const { manager, registry } = started(home.root, { onToolsChanged: (c) => changes.push(c.tools) });
+    const { manager, registry } = startedManager(home.root, { onToolsChanged: (c) => changes.push(c.tools) });
     await manager.start(servers({ fx: { command: NODE, args: [FIXTURE_SERVER, 'stdio'] } }), { wait: true });
     expect(registry.get('mcp__fx__added')).toBeUndefined();
     await call(registry, 'mcp__fx__grow');
@@ -95,7 +86,7 @@ describe('stdio servers', () => {
 
   it('untrusted: approval before any transport work; denial returns the refusal; read-only tools skip approval', async () => {
     const home = tempHome();
-    const { manager, registry } = started(home.root);
+    const { manager, registry } = startedManager(home.root);
     await manager.start(servers({ fx: { command: NODE, args: [FIXTURE_SERVER, 'stdio'], trust: 'untrusted' } }), { wait: true });
     const deny = scriptedApprovals(() => ({ status: 'denied' }));
     const denied = await call(registry, 'mcp__fx__crash', {}, toolContext(deny.requester));
@@ -110,7 +101,7 @@ describe('stdio servers', () => {
 
   it('enabled: false connects nothing and registers nothing', async () => {
     const home = tempHome();
-    const { manager, registry } = started(home.root);
+    const { manager, registry } = startedManager(home.root);
     await manager.start(servers({ off: { command: NODE, args: [FIXTURE_SERVER, 'stdio'], enabled: false } }), { wait: true });
     expect(manager.list()).toEqual([expect.objectContaining({ name: 'off', status: 'disabled', tools: [] })]);
     expect(registry.list()).toEqual([]);
@@ -118,7 +109,7 @@ describe('stdio servers', () => {
 
   it('a server that dies at start fails with its stderr in the reason; a missing command says so', async () => {
     const home = tempHome();
-    const { manager } = started(home.root);
+    const { manager } = startedManager(home.root);
     await manager.start(servers({
       dies: { command: NODE, args: ['-e', "console.error('boom: missing API key'); process.exit(4)"] },
       nocmd: { command: '/nonexistent/server' },

@@ -1,3 +1,4 @@
+import { isAlive } from '../helpers/process.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -40,14 +41,6 @@ function outputFiles(home: HomeLayout, jobId: string): string[] {
   return fs.existsSync(dir) ? fs.readdirSync(dir).map((name) => path.join(dir, name)) : [];
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('job runs (real Bree workers from dist, real dry-run agent, real local delivery)', () => {
   it('puts the script output into the prompt and delivers the answer to cron/output/<job>/', async () => {
@@ -93,7 +86,7 @@ describe('job runs (real Bree workers from dist, real dry-run agent, real local 
     expect(run.error).toContain('timed out after 0.7 s (cron.script_timeout_seconds); its process tree was killed');
     const grandchild = Number(fs.readFileSync(path.join(dir, 'child.pid'), 'utf8'));
     expect(grandchild).toBeGreaterThan(0);
-    await waitFor(() => !alive(grandchild), 5_000, `pid ${grandchild} to die`);
+    await waitFor(() => !isAlive(grandchild), 5_000, `pid ${grandchild} to die`);
   });
 
   it('skips the agent when the script succeeds with empty output', async () => {
