@@ -1,5 +1,6 @@
 import { render } from 'ink-testing-library';
 import type { ConfigFile } from '../../source/config/types.js';
+import { openInEditor } from '../../source/infra/editor.js';
 import { App } from '../../source/ui/App.js';
 import { createConsoleModel } from '../../source/ui/console-model.js';
 import { makeGateway } from './gateway.js';
@@ -8,16 +9,17 @@ import { tempHome } from './temp-home.js';
 
 /**
  * The console App over a real gateway core (console mode, dry-run model unless `edit` says otherwise)
- * in a temp home; `size` sets the terminal (ink-testing-library is 100 columns wide otherwise).
+ * in a temp home with config.json written; `size` sets the terminal (ink-testing-library is 100
+ * columns wide otherwise); `editor` is the EDITOR command `E` runs (default: `false`, which fails).
  * Push the returned `close` into the test's cleanup.
  */
-export async function renderConsole(options: { edit?: (config: ConfigFile) => void; size?: { columns: number; rows: number } } = {}) {
+export async function renderConsole(options: { edit?: (config: ConfigFile) => void; size?: { columns: number; rows: number }; editor?: string } = {}) {
   const home = tempHome();
-  const { gateway, store } = makeGateway(home, options.edit ?? (() => {}), undefined, 'console');
+  const { gateway, store } = makeGateway(home, options.edit ?? (() => {}), undefined, 'console', true);
   await gateway.start();
   const model = createConsoleModel({ gateway, flushMs: 5 });
   const copied: string[] = [];
-  const view = render(<App model={model} gateway={gateway} copy={async (text) => { copied.push(text); return true; }} onQuit={() => {}} />);
+  const view = render(<App model={model} gateway={gateway} copy={async (text) => { copied.push(text); return true; }} openEditor={(file) => openInEditor(file, { ...process.env, EDITOR: options.editor ?? 'false' })} onQuit={() => {}} />);
   if (options.size) {
     Object.defineProperty(view.stdout, 'columns', { value: options.size.columns, configurable: true });
     Object.defineProperty(view.stdout, 'rows', { value: options.size.rows, configurable: true });
