@@ -48,7 +48,7 @@ describe('/webhook in the console (the core subscribe command the CLI uses too)'
     await slash(stdin, lastFrame, 'webhook subscribe ci --events push');
     const updated = await waitForFrame(lastFrame, (f) => f.includes('Updated "ci"'));
     expect(updated).toContain('Secret:   •••• (kept)');
-    expect(updated).toMatch(/Events:   push\s/);
+    expect(updated).toMatch(/Events: {3}push\s/);
     expect(updated).toContain('Deliver:  local note={ref}');
     await press(stdin, 'x');
     await waitForFrame(lastFrame, (f) => !f.includes('Secret:'));

@@ -1,6 +1,6 @@
 import { Box, Text, useInput } from 'ink';
 import TextInput from 'ink-text-input';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { fit } from '../format.js';
 import { parseFields, type FieldErrors, type FormField } from '../forms/form-fields.js';
 import { commandFor } from '../keymap.js';
@@ -22,6 +22,11 @@ export function Form({ title, fields, width, height, errors = {}, busy = false, 
   const [focus, setFocus] = useState(0);
   const [localErrors, setLocalErrors] = useState<FieldErrors>({});
   const shown: FieldErrors = { ...errors, ...localErrors };
+  // Problems found on save (schema issues from the core): go to the first field that has one.
+  useEffect(() => {
+    const first = fields.findIndex((field) => errors[field.key] !== undefined);
+    if (first >= 0) setFocus(first);
+  }, [errors, fields]);
 
   useInput((input, key) => {
     if (busy) return;
@@ -58,7 +63,7 @@ export function Form({ title, fields, width, height, errors = {}, busy = false, 
   }
   const focused = fields[focus];
   return (
-    <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.accent} paddingX={1} width={width} height={Math.max(3, height)} overflow="hidden">
+    <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.accent} paddingX={1} width={width} overflow="hidden">
       <Text bold>{fit(`${title}${fields.length > room ? `  (field ${focus + 1} of ${fields.length})` : ''}`, inner)}</Text>
       {shown[''] ? <Text color={theme.error}>{fit(shown[''], inner)}</Text> : null}
       {fields.slice(start, end).map((field, offset) => {
@@ -68,7 +73,7 @@ export function Form({ title, fields, width, height, errors = {}, busy = false, 
         return (
           <Box key={field.key} flexDirection="column">
             <Box>
-              <Text color={index === focus ? theme.accent : undefined}>{`${index === focus ? '❯' : ' '} ${fit(label, labelWidth)} `}</Text>
+              <Text color={index === focus ? theme.accent : undefined}>{`${index === focus ? '❯' : ' '} ${fit(label, labelWidth).padEnd(labelWidth)} `}</Text>
               {index === focus && !busy ? (
                 <Box width={valueWidth} height={focusLines} overflow="hidden">
                   <TextInput

@@ -8,6 +8,12 @@ import { definitionFields, issuesByField } from './schema-fields.js';
  * `e` on a job: the keys of `$defs/job`. Jobs live in the store, so saving goes through the core
  * job commands (edit, then pause or resume), never config.json.
  */
+/** The field a job command's reason is about (its reasons name the field: "invalid schedule", "deliver ...", "skill ..."), else the form. */
+function fieldNamed(reason: string): string {
+  const match = /\b(schedule|prompt|name|deliver|skill|script|catch_up)\b/.exec(reason);
+  return match ? (match[1] === 'skill' ? 'skills' : match[1]!) : '';
+}
+
 export function jobForm(jobs: Pick<JobsCore, 'edit' | 'pause' | 'resume'>, job: JobRow): EditForm {
   const entry = { schedule: job.schedule, prompt: job.prompt, name: job.name, deliver: job.deliver, skills: job.skills, script: job.script ?? undefined, enabled: job.enabled, catch_up: job.catchUp };
   const fields = definitionFields('job', entry).map((field) => (field.key === 'schedule' || field.key === 'prompt' ? { ...field, required: true } : field));
@@ -23,7 +29,7 @@ export function jobForm(jobs: Pick<JobsCore, 'edit' | 'pause' | 'resume'>, job: 
         schedule: String(values.schedule), prompt: String(values.prompt), name: (values.name as string | undefined) ?? '', deliver: (values.deliver as string | undefined) ?? '',
         skills: (values.skills as string[] | undefined) ?? [], script: (values.script as string | undefined) ?? '', catchUp: (values.catch_up as string | undefined) ?? 'once',
       });
-      if (!edited.ok) return { ok: false, errors: { '': `Not saved: ${edited.reason}` } };
+      if (!edited.ok) return { ok: false, errors: { [fieldNamed(edited.reason)]: `Not saved: ${edited.reason}` } };
       const enabled = values.enabled ?? true;
       const toggled = enabled === edited.value.enabled ? undefined : enabled ? jobs.resume(job.id) : jobs.pause(job.id);
       if (toggled && !toggled.ok) return { ok: false, errors: { enabled: toggled.reason } };
