@@ -4,7 +4,7 @@ import { openInEditor } from '../../source/infra/editor.js';
 import { App } from '../../source/ui/App.js';
 import { createConsoleModel } from '../../source/ui/console-model.js';
 import { makeGateway } from './gateway.js';
-import { waitForFrame } from './ink.js';
+import { keys, waitForFrame } from './ink.js';
 import { tempHome } from './temp-home.js';
 
 /**
@@ -49,6 +49,40 @@ export async function slash(stdin: { write(data: string): void }, lastFrame: () 
   await waitForFrame(lastFrame, (frame) => frame.trimEnd().split('\n').at(-1)!.trim() === '/');
   await typeText(stdin, lastFrame, command);
   stdin.write('\r');
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Moves a form's focus to the field whose focused line (`❯ label`) matches `label` (a regex source). */
+export async function focusField(stdin: { write(data: string): void }, lastFrame: () => string | undefined, label: string) {
+  const focused = (frame: string) => new RegExp(`❯ ${label}`).test(frame);
+  for (let step = 0; step < 40; step += 1) {
+    stdin.write(keys.up);
+    await tick();
+  }
+  for (let step = 0; step < 40 && !focused(lastFrame() ?? ''); step += 1) {
+    stdin.write(keys.down);
+    await tick();
+  }
+  await waitForFrame(lastFrame, focused);
+}
+
+/** Clears the focused input and types a new value (nothing for ''). */
+export async function replaceText(stdin: { write(data: string): void }, lastFrame: () => string | undefined, text: string) {
+  for (let count = 0; count < 80; count += 1) {
+    stdin.write('\u007F');
+    await tick();
+  }
+  if (text) await typeText(stdin, lastFrame, text);
+}
+
+/** Enter on a form's last field submits it. */
+export async function submitForm(stdin: { write(data: string): void }) {
+  for (let step = 0; step < 40; step += 1) {
+    stdin.write(keys.down);
+    await tick();
+  }
+  stdin.write(keys.enter);
 }
 
 /** The bottom line of a frame (the console's notice or input line). */

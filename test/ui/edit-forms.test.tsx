@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bottomLine, renderConsole, typeText } from '../helpers/console.js';
+import { bottomLine, focusField as focusAt, renderConsole, replaceText, submitForm, typeText } from '../helpers/console.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
 import { FIXTURE_SERVER, NODE } from '../helpers/mcp.js';
 import { githubHeaders, SECRET } from '../helpers/webhooks.js';
@@ -8,41 +8,9 @@ import { githubHeaders, SECRET } from '../helpers/webhooks.js';
 const closers: Array<() => unknown> = [];
 afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
 
-type Stdin = { write(data: string): void };
-type Frame = () => string | undefined;
 const tick = () => new Promise((resolve) => setImmediate(resolve));
-
-/** Moves the form's focus to the field with this label (the focused line starts with ❯). */
-async function focusField(stdin: Stdin, lastFrame: Frame, label: string) {
-  const focused = (f: string) => new RegExp(`❯ ${label}[ *]`).test(f);
-  for (let step = 0; step < 40; step += 1) {
-    stdin.write(keys.up);
-    await tick();
-  }
-  for (let step = 0; step < 40 && !focused(lastFrame() ?? ''); step += 1) {
-    stdin.write(keys.down);
-    await tick();
-  }
-  await waitForFrame(lastFrame, focused);
-}
-
-/** Clears the focused input and types a new value. */
-async function replaceText(stdin: Stdin, lastFrame: Frame, text: string) {
-  for (let count = 0; count < 80; count += 1) {
-    stdin.write('\u007F');
-    await tick();
-  }
-  if (text) await typeText(stdin, lastFrame, text);
-}
-
-/** Enter on the last field saves. */
-async function submit(stdin: Stdin) {
-  for (let step = 0; step < 40; step += 1) {
-    stdin.write(keys.down);
-    await tick();
-  }
-  stdin.write(keys.enter);
-}
+/** Focus by config key: the label is the key, padded or marked required. */
+const focusField = (stdin: { write(data: string): void }, lastFrame: () => string | undefined, key: string) => focusAt(stdin, lastFrame, `${key}[ *]`);
 
 const readConfig = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8'));
 
@@ -65,10 +33,10 @@ describe('e: edit forms validated against config.schema.json and applied live', 
 
     await focusField(stdin, lastFrame, 'timeout');
     await replaceText(stdin, lastFrame, 'abc');
-    await submit(stdin);
+    await submitForm(stdin);
     await waitForFrame(lastFrame, (f) => f.includes('must be a number (got "abc")') && /❯ timeout/.test(f));
     await replaceText(stdin, lastFrame, '0');
-    await submit(stdin);
+    await submitForm(stdin);
     await waitForFrame(lastFrame, (f) => f.includes('mcp_servers.fx.timeout: must be > 0'));
     expect(readConfig(home.configFile).mcp_servers.fx.timeout).toBe(30);
 
@@ -76,7 +44,7 @@ describe('e: edit forms validated against config.schema.json and applied live', 
     await replaceText(stdin, lastFrame, '45');
     await focusField(stdin, lastFrame, 'enabled');
     await replaceText(stdin, lastFrame, 'false');
-    await submit(stdin);
+    await submitForm(stdin);
     await waitForFrame(lastFrame, (f) => bottomLine(f).includes('Saved mcp_servers.fx: mcp_servers.fx changed; MCP reconnecting fx.'));
     // Applied live: the server is disabled now, and the file kept the secret it never showed.
     await waitForFrame(lastFrame, (f) => /fx\s+● disabled/.test(f), 10_000);
@@ -109,11 +77,11 @@ describe('e: edit forms validated against config.schema.json and applied live', 
     await replaceText(stdin, lastFrame, 'push');
     await focusField(stdin, lastFrame, 'deliver');
     await replaceText(stdin, lastFrame, 'pigeon');
-    await submit(stdin);
+    await submitForm(stdin);
     await waitForFrame(lastFrame, (f) => f.includes('platforms.webhook.extra.routes.gh.deliver: unknown delivery target "pigeon"'));
     await focusField(stdin, lastFrame, 'deliver');
     await replaceText(stdin, lastFrame, 'log');
-    await submit(stdin);
+    await submitForm(stdin);
     await waitForFrame(lastFrame, (f) => bottomLine(f).includes('Saved platforms.webhook.extra.routes.gh: platforms.webhook.extra.routes.gh changed; routes: updated gh.'));
     expect(readConfig(home.configFile).platforms.webhook.extra.routes.gh).toEqual({ secret: SECRET, prompt: 'Event {action}', deliver: 'log', events: ['push'] });
 
@@ -134,7 +102,7 @@ describe('e: edit forms validated against config.schema.json and applied live', 
     }
     const typed = await waitForFrame(lastFrame, (f) => f.includes(`❯ secret         ${'•'.repeat(19)}`));
     expect(typed).not.toContain('secret-0123');
-    await submit(stdin);
+    await submitForm(stdin);
     await waitForFrame(lastFrame, (f) => bottomLine(f).includes('routes: updated gh'));
     expect((await post('push', SECRET)).status).toBe(401);
     expect((await post('push', 'rotated-secret-0123')).status).toBe(202);
@@ -155,19 +123,19 @@ describe('e: edit forms validated against config.schema.json and applied live', 
     expect(form).toMatch(/catch_up\s+once/);
 
     await replaceText(stdin, lastFrame, 'every banana');
-    await submit(stdin);
+    await submitForm(stdin);
     await waitForFrame(lastFrame, (f) => f.includes('Not saved: invalid schedule: "every banana"') && /❯ schedule/.test(f));
     await focusField(stdin, lastFrame, 'schedule');
     await replaceText(stdin, lastFrame, 'every 2h');
     await focusField(stdin, lastFrame, 'prompt');
     await replaceText(stdin, lastFrame, '');
-    await submit(stdin);
+    await submitForm(stdin);
     await waitForFrame(lastFrame, (f) => /prompt \*/.test(f) && f.includes('is required'));
     await focusField(stdin, lastFrame, 'prompt');
     await typeText(stdin, lastFrame, 'summarise the day');
     await focusField(stdin, lastFrame, 'enabled');
     await replaceText(stdin, lastFrame, 'no');
-    await submit(stdin);
+    await submitForm(stdin);
     await waitForFrame(lastFrame, (f) => bottomLine(f).includes(`Saved job nightly (${created.value.id}): every 2h, deliver log, paused.`));
     await waitForFrame(lastFrame, (f) => /nightly\s+every 2h\s+paused/.test(f));
     expect(gateway.jobs.find(created.value.id)).toMatchObject({ ok: true, value: { schedule: 'every 2h', prompt: 'summarise the day', enabled: false } });
