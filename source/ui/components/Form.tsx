@@ -47,7 +47,7 @@ export function Form({ title, fields, width, height, errors = {}, busy = false, 
 
   const labelWidth = Math.min(24, Math.max(...fields.map((field) => field.label.length + (field.required ? 2 : 0))) + 1);
   const inner = Math.max(10, width - 4);
-  const valueWidth = Math.max(4, inner - labelWidth - 2);
+  const valueWidth = Math.max(4, inner - labelWidth - 3);
   // Window: title, the form-level error, the hint and the key line take 4 lines; the rest shows fields around the focus.
   const room = Math.max(1, height - 2 - 4 - (shown[''] ? 1 : 0));
   const errorLines = (index: number) => (shown[fields[index]!.key] ? 1 : 0);
