@@ -25,7 +25,9 @@ export function definitionFields(definition: 'mcp_server' | 'route' | 'job', ent
   for (const [key, node] of Object.entries(properties)) {
     const description = node.description ?? '';
     if (!applies(key, description) && entry[key] === undefined) continue;
-    const kind = kindOf(key, node);
+    // A secret that is only a `${VAR}` reference names where the secret lives: shown and edited as text.
+    const reference = typeof entry[key] === 'string' && /^\$\{[^{}]+\}$/.test(entry[key]);
+    const kind = reference ? 'text' : kindOf(key, node);
     fields.push({
       key,
       label: key,
