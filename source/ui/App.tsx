@@ -114,6 +114,7 @@ export function App({ model, gateway, copy, openEditor, onQuit }: AppProps) {
   };
 
   const decide = (choice: ApprovalChoice) => {
+    setPaneCapture(false);
     if (!head) return;
     if (choice.decision === 'approve') gateway.approvals.resolve(head.id, 'approved');
     else if (choice.decision === 'approveSession') gateway.approvals.approveForSession(head.id);
@@ -237,7 +238,7 @@ export function App({ model, gateway, copy, openEditor, onQuit }: AppProps) {
       {overlay.kind === 'subscribed' ? <SubscriptionCard view={overlay.view} width={width} secretOf={gateway.webhooks.secretFor} onCopy={copyThing} onClose={(text) => { setOverlay({ kind: 'none' }); if (text) setNotice(text); }} /> : null}
       {overlay.kind === 'configProblems' ? <ConfigProblems issues={overlay.issues} reason={overlay.reason} width={width} height={rows - 3} /> : null}
       {elicitation ? <ElicitationDialog key={elicitation.id} request={elicitation} position={1} total={state.approvals.length} now={now} width={width} height={rows - 3} onChoice={answer} /> : null}
-      {dialogOpen && head && !elicitation ? <ApprovalDialog key={head.id} request={head} position={1} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} onChoice={decide} /> : null}
+      {dialogOpen && head && !elicitation ? <ApprovalDialog key={head.id} request={head} position={1} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} onChoice={decide} onCapture={setPaneCapture} /> : null}
       {paneHidden ? null : (
         <Box height={paneHeight} flexShrink={0} overflow="hidden" flexDirection={stacked ? 'column' : 'row'}>
           <Box width={leftWidth} height={activeHeight} flexDirection="column" overflow="hidden">{renderPane(active, leftWidth, focusedPaneKeys)}</Box>

@@ -82,7 +82,9 @@ describe('console app with a real gateway core and the scripted model', () => {
     await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1'));
     stdin.write('d');
     await waitForFrame(lastFrame, (frame) => frame.includes('Reason (optional, Enter to deny):'));
-    await type(stdin, lastFrame, 'not now');
+    // Letters of the reason are text: q must not ask to quit.
+    await type(stdin, lastFrame, 'not now, quit asking');
+    expect(lastFrame()).toContain('Reason (optional, Enter to deny): not now, quit asking');
     stdin.write(keys.enter);
     await waitForFrame(lastFrame, (frame) => frame.includes('Run ok'));
     stdin.write('6');

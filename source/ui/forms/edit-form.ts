@@ -17,7 +17,7 @@ export function describeApplied(what: string, applied: ConfigApplied): string {
   if (applied.mcp) {
     const { added, changed, removed, warnings } = applied.mcp;
     const moved = [...added.map((name) => `added ${name}`), ...changed.map((name) => `reconnecting ${name}`), ...removed.map((name) => `removed ${name}`)];
-    parts.push(`MCP ${moved.length > 0 ? moved.join(', ') : 'unchanged'}${warnings.length > 0 ? ` (${warnings.join('; ')})` : ''}`);
+    parts.push(`MCP ${moved.length > 0 ? moved.join(', ') : 'already up to date (the config watch got there first)'}${warnings.length > 0 ? ` (${warnings.join('; ')})` : ''}`);
   }
   if (applied.routes) {
     const { added, changed, removed } = applied.routes;
