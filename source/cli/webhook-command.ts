@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import { Command } from 'commander';
-import { generateSecret } from '../config/default-config.js';
 import { ConfigError } from '../config/errors.js';
 import type { HomeLayout } from '../config/home.js';
 import { resolveConfig } from '../config/load.js';
@@ -12,7 +11,8 @@ import { openStore, type Store } from '../store/database.js';
 import { createDeliveryStore, type DeliveryRecord } from '../store/webhook-deliveries.js';
 import { createSubscriptionStore, type Subscription } from '../store/webhook-subscriptions.js';
 import { resolveWebhooks, type ResolvedWebhooks } from '../webhooks/config.js';
-import { checkSecretChoice, checkTarget, commaList, extraPairs, payloadArgument, subscriptionName } from '../webhooks/subscription-input.js';
+import { subscribeWebhook, unsubscribeWebhook } from '../webhooks/subscribe.js';
+import { payloadArgument } from '../webhooks/subscription-input.js';
 import { testRequest } from '../webhooks/test-request.js';
 import { homeOf, loadConfigFor } from './context.js';
 import { print, say } from './output.js';
@@ -42,32 +42,20 @@ export function webhookCommand(): Command {
     .option('--show-secret', 'include the secret in --json output')
     .action((rawName: string, options: SubscribeOptions, command: Command) => {
       withContext(command, ({ home, settings, store, values }) => {
-        const name = subscriptionName(rawName);
-        const subscriptions = createSubscriptionStore(store);
-        // A re-subscribe changes only what is given (`--events ""` clears the list) and keeps the secret.
-        const previous = subscriptions.get(name);
-        const deliver = options.deliver ?? previous?.deliver ?? 'log';
-        const deliverExtra = options.deliverExtra.length > 0 ? extraPairs(options.deliverExtra) : previous?.deliverExtra ?? {};
-        checkTarget(deliver, deliverExtra, values);
-        checkSecretChoice(options.secret, settings.host);
-        const { subscription, created } = subscriptions.save({
-          name,
-          secret: options.secret,
-          events: options.events !== undefined ? commaList(options.events) : previous?.events ?? [],
-          prompt: options.prompt ?? previous?.prompt ?? null,
-          skills: options.skills !== undefined ? commaList(options.skills) : previous?.skills ?? [],
-          deliver,
-          deliverExtra,
-          description: options.description ?? previous?.description ?? null,
-        }, generateSecret, Date.now());
+        const result = subscribeWebhook({ subscriptions: createSubscriptionStore(store), values, host: settings.host, isStaticRoute: (name) => settings.routes.has(name), now: Date.now }, {
+          name: rawName, events: options.events, prompt: options.prompt, skills: options.skills, deliver: options.deliver,
+          deliverExtra: options.deliverExtra, secret: options.secret, description: options.description,
+        });
+        if (!result.ok) throw result.error;
+        const { subscription, created, secretKept, shadowed } = result.value;
+        const { name } = subscription;
         const url = `${baseUrl(home, settings)}/webhooks/${name}`;
-        const shadowed = settings.routes.has(name);
         if (options.json) {
           print(JSON.stringify({ ...subscriptionJson(subscription, options.showSecret === true), url, created, shadowed_by_static_route: shadowed }, undefined, 2));
         } else {
           say(`${created ? 'Subscribed' : 'Updated'} "${name}".`);
           print(`URL:      ${url}`);
-          print(`Secret:   ${subscription.secret}${created || options.secret ? '' : ' (kept)'}`);
+          print(`Secret:   ${subscription.secret}${secretKept ? ' (kept)' : ''}`);
           print(`Events:   ${subscription.events.length > 0 ? subscription.events.join(', ') : 'all'}`);
           print(`Deliver:  ${subscription.deliver}${Object.keys(subscription.deliverExtra).length > 0 ? ` ${JSON.stringify(subscription.deliverExtra)}` : ''}`);
           print(`Prompt:   ${subscription.prompt ?? '(the whole payload as JSON)'}`);
@@ -111,17 +99,12 @@ export function webhookCommand(): Command {
     .description('Remove a dynamic subscription (static routes live in config.json)')
     .action((rawName: string, _options, command: Command) => {
       withContext(command, ({ settings, store }) => {
-        const name = rawName.trim().toLowerCase();
-        if (createSubscriptionStore(store).remove(name)) {
-          return say(settings.routes.has(name)
-            ? `Removed subscription "${name}"; the static route "${name}" in config.json keeps serving /webhooks/${name}.`
-            : `Removed subscription "${name}"; the gateway stops serving /webhooks/${name} at once.`);
-        }
-        if (settings.routes.has(rawName)) {
-          throw new ConfigError('STATIC_ROUTE', `"${rawName}" is a static route in config.json, not a subscription`,
-            `Remove it with: switchboard config unset platforms.webhook.extra.routes.${rawName} (then restart the gateway).`);
-        }
-        throw new ConfigError('NO_SUBSCRIPTION', `No subscription named "${name}"`, 'See them with: switchboard webhook list');
+        const result = unsubscribeWebhook({ subscriptions: createSubscriptionStore(store), isStaticRoute: (name) => settings.routes.has(name) }, rawName);
+        if (!result.ok) throw result.error;
+        const { name, shadowed } = result.value;
+        say(shadowed
+          ? `Removed subscription "${name}"; the static route "${name}" in config.json keeps serving /webhooks/${name}.`
+          : `Removed subscription "${name}"; the gateway stops serving /webhooks/${name} at once.`);
       });
     });
 

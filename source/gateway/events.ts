@@ -25,6 +25,8 @@ export interface GatewayEventMap extends JobEventMap {
   'mcp.toolsChanged': [{ server: string; tools: string[] }];
   /** An `origin` delivery for the console's Output pane. */
   'output.delivered': [{ subject: DeliveryRequest['subject']; text: string; failed: boolean; atMs: number }];
+  /** The console applied a config change (a form, or config.json after $EDITOR). */
+  'config.changed': [{ changed: string[]; restartNeeded: string[] }];
   'delivery.finished': [{ target: string; subject: DeliveryRequest['subject']; result: DeliveryResult }];
 }
 

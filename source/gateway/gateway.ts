@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createAgentStack, type AgentStack } from '../agent/agent-stack.js';
+import { ConfigError } from '../config/errors.js';
 import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
 import { routeTargetIssues } from '../delivery/check-config.js';
 import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
@@ -15,7 +16,9 @@ import { createAuditLog } from '../store/audit.js';
 import type { Store } from '../store/database.js';
 import { resolveWebhooks } from '../webhooks/config.js';
 import { createWebhookPlatform, type WebhookPlatform } from '../webhooks/platform.js';
+import { subscribeWebhook, unsubscribeWebhook, type SubscribeRequest, type Subscribed, type SubscriptionResult } from '../webhooks/subscribe.js';
 import type { DeliveryState } from '../store/webhook-deliveries.js';
+import { createConfigCommands, type ConfigCommands } from './config-commands.js';
 import { createGatewayEvents, type GatewayEvents } from './events.js';
 import { createLifecycle, type Component } from './lifecycle.js';
 import { acquireGatewayLock } from './lock.js';
@@ -61,10 +64,27 @@ export interface Gateway {
   deliveries: DeliveryService;
   /** MCP servers: `mcp.reload()` (spec /reload-mcp), `mcp.list()`. */
   mcp: McpCommands;
-  /** Webhook commands: replay a recorded delivery, send a signed test request through the intake. */
-  webhooks: Pick<WebhookPlatform, 'replay' | 'test' | 'find' | 'secretFor'>;
+  /** Webhook commands: replay a recorded delivery, send a signed test request through the intake, subscribe (spec 2.8). */
+  webhooks: Pick<WebhookPlatform, 'replay' | 'test' | 'find' | 'secretFor'> & {
+    subscribe(request: SubscribeRequest): SubscriptionResult<Subscribed>;
+    unsubscribe(name: string): SubscriptionResult<{ name: string; shadowed: boolean }>;
+    /** Static routes and subscriptions with their URLs (null while the listener is not bound). */
+    routes(): WebhookRouteView[];
+  };
+  /** config.json from the console: read, change one key, reread after $EDITOR; what changed is applied live where it can be. */
+  config: ConfigCommands;
   /** Scheduled jobs: create, list, pause, resume, remove, runNow (the console's /cron). */
   jobs: JobsCore;
+}
+
+export interface WebhookRouteView {
+  name: string;
+  kind: 'static' | 'subscription';
+  url: string | null;
+  events: string[];
+  deliver: string;
+  /** A subscription hidden by a static route of its name. */
+  shadowed: boolean;
 }
 
 const webhookDisabled = 'the webhook platform is disabled: switchboard config set platforms.webhook.enabled true, then restart the gateway';
@@ -97,6 +117,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ? createWebhookPlatform({ settings: resolveWebhooks(config), store: deps.store, logger, events, now, runAgent: agentStack.runAgent, deliver: deliveries.deliver })
     : null;
   const webhookApp = webhooks?.app ?? null;
+  const configCommands = createConfigCommands({ initial: config, logger, audit, events, mcp: mcp.commands, webhooks });
+  const subscriptionDeps = (platform: WebhookPlatform) => ({
+    subscriptions: platform.subscriptions, values: configCommands.current().values, host: config.webhook.host, now,
+    isStaticRoute: (name: string) => platform.routeNames().static.includes(name),
+  });
+  const disabled = <T>(): SubscriptionResult<T> => ({ ok: false, reason: webhookDisabled, error: new ConfigError('WEBHOOK_DISABLED', webhookDisabled) });
   const cron = resolveCron(config);
   const scheduler = createScheduler({
     store: deps.store, logger, events, now, timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs,
@@ -159,7 +185,19 @@ export function createGateway(deps: GatewayDeps): Gateway {
       test: async (route, input) => webhooks ? webhooks.test(route, input) : { ok: false, reason: webhookDisabled },
       find: (deliveryId) => webhooks?.find(deliveryId),
       secretFor: (route) => webhooks ? webhooks.secretFor(route) : { ok: false, reason: webhookDisabled },
+      subscribe: (request) => webhooks ? subscribeWebhook(subscriptionDeps(webhooks), request) : disabled(),
+      unsubscribe: (name) => webhooks ? unsubscribeWebhook(subscriptionDeps(webhooks), name) : disabled(),
+      routes: () => {
+        if (!webhooks) return [];
+        const { static: fixed } = webhooks.routeNames();
+        const url = (name: string) => webhookUrl ? `${webhookUrl}/webhooks/${encodeURIComponent(name)}` : null;
+        return [
+          ...fixed.map((name) => webhooks.findRoute(name)!).map((route) => ({ name: route.name, kind: 'static' as const, url: url(route.name), events: route.events, deliver: route.deliver, shadowed: false })),
+          ...webhooks.subscriptions.list().map((s) => ({ name: s.name, kind: 'subscription' as const, url: url(s.name), events: s.events, deliver: s.deliver, shadowed: fixed.includes(s.name) })),
+        ];
+      },
     },
+    config: configCommands,
     jobs: createJobsCore(scheduler, cron.scriptsDir),
     async start() {
       if (status !== 'idle') throw new Error(`Gateway cannot start from status ${status}`);
@@ -196,7 +234,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       jobs: scheduler.snapshot(),
       mcp: mcp.snapshot(),
       webhook: {
-        enabled: config.webhook.enabled, url: webhookUrl, routes: config.webhook.routeNames,
+        enabled: config.webhook.enabled, url: webhookUrl, routes: webhooks?.routeNames().static ?? config.webhook.routeNames,
         subscriptions: webhooks?.routeNames().subscriptions ?? [], deliveries: webhooks?.counts() ?? null,
       },
     }),

@@ -1,10 +1,19 @@
-import { Box, Text, useInput, useWindowSize } from 'ink';
+import { Box, Text, useApp, useInput, useWindowSize } from 'ink';
 import TextInput from 'ink-text-input';
 import { useState } from 'react';
 import { homeLayout } from '../config/home.js';
 import { configuredServerNames, installServer } from '../mcp/install-server.js';
 import { parseInstallLink, type InstallLink } from '../mcp/install-link.js';
+import type { ConfigIssue } from '../config/validate.js';
+import type { EditorResult } from '../infra/editor.js';
 import { InstallConfirmation, type InstallDecision } from './components/InstallConfirmation.js';
+import { ConfigProblems } from './components/ConfigProblems.js';
+import { ElicitationDialog, type ElicitationChoice } from './components/ElicitationDialog.js';
+import { Form } from './components/Form.js';
+import { SubscriptionCard } from './components/SubscriptionCard.js';
+import { describeApplied, type EditForm } from './forms/edit-form.js';
+import { editFormFor, type EditTarget } from './forms/edit-target.js';
+import type { FieldErrors } from './forms/form-fields.js';
 import { ApprovalDialog, approvalDialogHeight, type ApprovalChoice } from './components/ApprovalDialog.js';
 import { Header } from './components/Header.js';
 import { HelpOverlay } from './components/HelpOverlay.js';
@@ -19,17 +28,22 @@ import { McpPane } from './panes/McpPane.js';
 import { OutputPane } from './panes/OutputPane.js';
 import { WebhooksPane } from './panes/WebhooksPane.js';
 import { parseSlash, slashCommands } from './slash-commands.js';
-import { runCoreSlash } from './slash-runner.js';
+import { runCoreSlash, type SubscribedView } from './slash-runner.js';
 import { theme } from './theme.js';
 
 export interface AppProps {
   model: ConsoleModel;
   gateway: ConsoleGateway;
   copy: (text: string) => Promise<boolean>;
+  /** Opens $EDITOR on a file (the terminal is suspended around it). */
+  openEditor: (file: string) => Promise<EditorResult>;
   onQuit: () => void;
 }
 
-type Overlay = { kind: 'none' } | { kind: 'help' } | { kind: 'command'; text: string } | { kind: 'filter'; text: string } | { kind: 'quit' } | { kind: 'install'; link: InstallLink };
+type Overlay = { kind: 'none' } | { kind: 'help' } | { kind: 'command'; text: string } | { kind: 'filter'; text: string } | { kind: 'quit' } | { kind: 'install'; link: InstallLink }
+  | { kind: 'form'; form: EditForm; errors: FieldErrors; busy: boolean } | { kind: 'subscribed'; view: SubscribedView } | { kind: 'configProblems'; issues: ConfigIssue[]; reason: string };
+/** Overlays that take the whole pane area. */
+const fullOverlays: ReadonlySet<Overlay['kind']> = new Set(['help', 'install', 'form', 'subscribed', 'configProblems']);
 
 const panes = ['MCP', 'Webhooks', 'Jobs', 'Approvals', 'Logs', 'Output'] as const;
 /** Tab titles: long ones where they fit (wide terminals), short ones down to 80 columns. */
@@ -41,7 +55,8 @@ const approvalDialogHeightWithoutArgs = 10;
 type PaneName = (typeof panes)[number];
 
 /** The operator console: header, panes, the approval dialog over them, and one keymap. */
-export function App({ model, gateway, copy, onQuit }: AppProps) {
+export function App({ model, gateway, copy, openEditor, onQuit }: AppProps) {
+  const { suspendTerminal } = useApp();
   const state = useConsoleState(model);
   const now = useNow(1000);
   const { columns, rows } = useWindowSize();
@@ -54,7 +69,8 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
 
   const head = state.approvals[0];
   const dialogOpen = head !== undefined && overlay.kind === 'none';
-  const paneHidden = overlay.kind === 'help' || overlay.kind === 'install';
+  const elicitation = dialogOpen && head?.form ? { ...head, form: head.form } : undefined;
+  const paneHidden = fullOverlays.has(overlay.kind) || elicitation !== undefined;
   const width = Math.max(40, columns);
   const wide = width >= 120;
 
@@ -82,7 +98,9 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
     const reply = runCoreSlash(gateway, parsed.name, parsed.rest, Date.now());
     if (reply) {
       setNotice(reply.now);
+      if (reply.subscribed) setOverlay({ kind: 'subscribed', view: reply.subscribed });
       void reply.later?.then(setNotice);
+      model.refresh();
       return;
     }
     setNotice(`Unknown command /${parsed.name}. Known: ${slashCommands.map((command) => `/${command.name}`).join(', ')}`);
@@ -96,6 +114,7 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
   };
 
   const decide = (choice: ApprovalChoice) => {
+    setPaneCapture(false);
     if (!head) return;
     if (choice.decision === 'approve') gateway.approvals.resolve(head.id, 'approved');
     else if (choice.decision === 'approveSession') gateway.approvals.approveForSession(head.id);
@@ -104,8 +123,53 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
     model.refresh();
   };
 
+  const answer = (choice: ElicitationChoice) => {
+    if (!head) return;
+    if (choice.decision === 'answer') gateway.approvals.resolve(head.id, 'approved', { values: choice.values });
+    else gateway.approvals.resolve(head.id, 'denied', { reason: 'declined by the operator' });
+    setNotice(`${choice.decision === 'answer' ? 'Sent the answer' : 'Declined the request'} of ${head.server ?? head.origin}.`);
+    model.refresh();
+  };
+
+  const edit = (target: EditTarget) => {
+    const form = editFormFor(gateway, target);
+    if ('error' in form) return setNotice(form.error);
+    setOverlay({ kind: 'form', form, errors: {}, busy: false });
+  };
+
+  const saveForm = (form: EditForm, values: Record<string, unknown>) => {
+    setOverlay({ kind: 'form', form, errors: {}, busy: true });
+    void form.save(values).then(
+      (outcome) => {
+        if (!outcome.ok) return setOverlay({ kind: 'form', form, errors: outcome.errors, busy: false });
+        setOverlay({ kind: 'none' });
+        setNotice(outcome.notice);
+        model.refresh();
+      },
+      (error: unknown) => setOverlay({ kind: 'form', form, errors: { '': `Not saved: ${(error as Error).message}` }, busy: false }),
+    );
+  };
+
+  /** E: the terminal goes to $EDITOR; on return the file is checked and what changed is applied (an invalid file changes nothing). */
+  const editConfigFile = async () => {
+    setOverlay({ kind: 'none' });
+    let ran: EditorResult = { ok: false, reason: 'the editor did not start' };
+    await suspendTerminal(async () => { ran = await openEditor(homeLayout(state.snapshot.home).configFile); });
+    if (!ran.ok) return setNotice(`config.json not reloaded: ${ran.reason}.`);
+    const result = await gateway.config.reload();
+    if (!result.ok) return setOverlay({ kind: 'configProblems', issues: result.issues, reason: result.reason });
+    setNotice(describeApplied('config.json', result.value));
+    model.refresh();
+  };
+
   useInput((input, key) => {
     if (overlay.kind === 'help') return setOverlay({ kind: 'none' });
+    if (overlay.kind === 'form' || overlay.kind === 'subscribed') return; // they take every key
+    if (overlay.kind === 'configProblems') {
+      if (key.return || input === 'E') return void editConfigFile();
+      setOverlay({ kind: 'none' });
+      return setNotice('config.json is left invalid; the previous config stays in effect, and a restart would refuse the file. E opens it again.');
+    }
     if (overlay.kind === 'quit') {
       if (input === 'y') onQuit();
       else setOverlay({ kind: 'none' });
@@ -117,6 +181,7 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
     }
     if (overlay.kind === 'install') return; // the confirmation takes every key
     if (paneCapture) return;
+    if (elicitation && !(key.ctrl && input === 'c')) return; // its form takes typed text: q or ? are letters there
     const binding = commandFor(input, key, ['global']);
     if (!binding) return;
     // The approval dialog takes its own keys first; only quitting and help pass through it.
@@ -128,7 +193,7 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
       case 'help.toggle': return setOverlay({ kind: 'help' });
       case 'commandLine.open': return setOverlay({ kind: 'command', text: '/' });
       case 'log.filter': return setOverlay({ kind: 'filter', text: filter });
-      case 'config.edit': return setNotice('Editing config.json from the console is not available yet; use: switchboard config set <key> <value>');
+      case 'config.edit': return void editConfigFile();
       case 'app.quit': return state.runsInFlight > 0 ? setOverlay({ kind: 'quit' }) : onQuit();
       default: return undefined;
     }
@@ -136,7 +201,7 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
 
   // Fixed lines: header, tabs, bottom line. The dialog's arguments get what is left after a 3-line pane.
   const maxArgLines = Math.max(1, Math.min(12, rows - 3 - 3 - approvalDialogHeightWithoutArgs));
-  const dialogHeight = dialogOpen && head ? approvalDialogHeight(head, maxArgLines) : 0;
+  const dialogHeight = dialogOpen && head && !elicitation ? approvalDialogHeight(head, maxArgLines) : 0;
   const paneHeight = Math.max(1, rows - 3 - dialogHeight);
   // Narrow terminals stack a second pane under the active one when there is room; wide ones use two columns.
   const stacked = !wide && paneHeight >= 14;
@@ -145,9 +210,9 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
   const renderPane = (name: PaneName, paneWidth: number, focused: boolean, height = activeHeight) => {
     const common = { state, width: paneWidth, focused, height };
     switch (name) {
-      case 'MCP': return <McpPane {...common} gateway={gateway} onNotice={setNotice} />;
-      case 'Webhooks': return <WebhooksPane {...common} gateway={gateway} onNotice={setNotice} onCopy={copyThing} onCapture={setPaneCapture} />;
-      case 'Jobs': return <JobsPane {...common} gateway={gateway} now={now} onNotice={setNotice} />;
+      case 'MCP': return <McpPane {...common} gateway={gateway} onNotice={setNotice} onEdit={edit} />;
+      case 'Webhooks': return <WebhooksPane {...common} gateway={gateway} onNotice={setNotice} onCopy={copyThing} onCapture={setPaneCapture} onEdit={edit} />;
+      case 'Jobs': return <JobsPane {...common} gateway={gateway} now={now} onNotice={setNotice} onEdit={edit} />;
       case 'Approvals': return <ApprovalsPane {...common} now={now} />;
       case 'Logs': return <LogsPane {...common} filter={filter} />;
       case 'Output': return <OutputPane {...common} onCopy={copyThing} />;
@@ -167,9 +232,13 @@ export function App({ model, gateway, copy, onQuit }: AppProps) {
           </Text>
         ))}
       </Box>
-      {overlay.kind === 'help' ? <HelpOverlay width={width} /> : null}
+      {overlay.kind === 'help' ? <HelpOverlay width={width} height={rows - 3} /> : null}
       {overlay.kind === 'install' ? <InstallConfirmation link={overlay.link} existingNames={configuredServerNames(homeLayout(state.snapshot.home).configFile)} onDecision={(decision) => install(overlay.link, decision)} /> : null}
-      {dialogOpen && head ? <ApprovalDialog key={head.id} request={head} position={1} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} onChoice={decide} /> : null}
+      {overlay.kind === 'form' ? <Form key={overlay.form.title} title={overlay.form.title} fields={overlay.form.fields} width={width} height={rows - 3} errors={overlay.errors} busy={overlay.busy} onSubmit={(values) => saveForm(overlay.form, values)} onCancel={() => { setOverlay({ kind: 'none' }); setNotice('Edit cancelled; nothing was written.'); }} /> : null}
+      {overlay.kind === 'subscribed' ? <SubscriptionCard view={overlay.view} width={width} secretOf={gateway.webhooks.secretFor} onCopy={copyThing} onClose={(text) => { setOverlay({ kind: 'none' }); if (text) setNotice(text); }} /> : null}
+      {overlay.kind === 'configProblems' ? <ConfigProblems issues={overlay.issues} reason={overlay.reason} width={width} height={rows - 3} /> : null}
+      {elicitation ? <ElicitationDialog key={elicitation.id} request={elicitation} position={1} total={state.approvals.length} now={now} width={width} height={rows - 3} onChoice={answer} /> : null}
+      {dialogOpen && head && !elicitation ? <ApprovalDialog key={head.id} request={head} position={1} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} onChoice={decide} onCapture={setPaneCapture} /> : null}
       {paneHidden ? null : (
         <Box height={paneHeight} flexShrink={0} overflow="hidden" flexDirection={stacked ? 'column' : 'row'}>
           <Box width={leftWidth} height={activeHeight} flexDirection="column" overflow="hidden">{renderPane(active, leftWidth, focusedPaneKeys)}</Box>

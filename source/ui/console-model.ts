@@ -22,6 +22,7 @@ export interface ConsoleGateway {
   mcp: Pick<McpCommands, 'reload' | 'reconnect' | 'list' | 'stderrTail'>;
   webhooks: Gateway['webhooks'];
   jobs: JobsCore;
+  config: Gateway['config'];
 }
 
 export interface OutputEntry {
@@ -110,7 +111,7 @@ export function createConsoleModel(deps: { gateway: ConsoleGateway; logRing?: Lo
   }
   // Everything else that the panes show comes from snapshot() and the queue: any event is a reason to look again.
   for (const name of ['approval.requested', 'approval.resolved', 'gateway.started', 'gateway.stopped', 'webhook.listening', 'run.progressed',
-    'mcp.statusChanged', 'mcp.toolsChanged', 'job.started', 'job.finished', 'job.changed'] as const) {
+    'mcp.statusChanged', 'mcp.toolsChanged', 'job.started', 'job.finished', 'job.changed', 'config.changed'] as const) {
     gateway.events.on(name, changed);
     subscriptions.push(() => gateway.events.off(name, changed));
   }

@@ -1,7 +1,7 @@
 import type { Key } from 'ink';
 
 /** Where a key applies: dialogs take input before panes (STYLE.md section 5). */
-export type KeyScope = 'global' | 'list' | 'approval' | 'mcp' | 'webhooks';
+export type KeyScope = 'global' | 'list' | 'approval' | 'mcp' | 'webhooks' | 'form';
 
 export type CommandName =
   | 'pane.next' | 'pane.previous' | 'pane.select'
@@ -9,7 +9,8 @@ export type CommandName =
   | 'delivery.replay' | 'webhook.test' | 'item.copy' | 'item.edit' | 'config.edit'
   | 'commandLine.open' | 'help.toggle' | 'app.quit' | 'log.filter'
   | 'approval.approve' | 'approval.approveSession' | 'approval.deny'
-  | 'mcp.login' | 'mcp.reconnect';
+  | 'mcp.login' | 'mcp.reconnect'
+  | 'form.next' | 'form.previous' | 'form.submit' | 'form.cancel';
 
 export interface KeyBinding {
   command: CommandName;
@@ -41,9 +42,14 @@ export const keymap: readonly KeyBinding[] = [
   { command: 'commandLine.open', scope: 'global', keys: '/', description: 'command line (/help lists commands)', matches: char('/') },
   { command: 'help.toggle', scope: 'global', keys: '?', description: 'this help', matches: char('?') },
   { command: 'app.quit', scope: 'global', keys: 'q / Ctrl-C', description: 'quit (asks while runs are in flight)', matches: (i, k) => i === 'q' || (k.ctrl && i === 'c') },
-  { command: 'approval.approve', scope: 'approval', keys: 'a', description: 'approve once', matches: char('a') },
+  { command: 'approval.approve', scope: 'approval', keys: 'a', description: 'approve once; a form: fill in', matches: char('a') },
   { command: 'approval.approveSession', scope: 'approval', keys: 's', description: 'approve this tool for the session', matches: char('s') },
-  { command: 'approval.deny', scope: 'approval', keys: 'd / Esc', description: 'deny (then an optional reason)', matches: (i, k) => i === 'd' || k.escape },
+  { command: 'approval.deny', scope: 'approval', keys: 'd / Esc', description: 'deny (+ reason); decline a form', matches: (i, k) => i === 'd' || k.escape },
+  // Forms (e, elicitation): arrows and Tab never type text, so they move between fields.
+  { command: 'form.next', scope: 'form', keys: 'Tab / ↓', description: 'next field', matches: (_i, k) => (k.tab && !k.shift) || k.downArrow },
+  { command: 'form.previous', scope: 'form', keys: 'S-Tab / ↑', description: 'previous field', matches: (_i, k) => (k.tab && k.shift) || k.upArrow },
+  { command: 'form.submit', scope: 'form', keys: 'Enter', description: 'next field; on the last: save', matches: (_i, k) => k.return },
+  { command: 'form.cancel', scope: 'form', keys: 'Esc', description: 'cancel; decline a server form', matches: (_i, k) => k.escape },
 ];
 
 /** The command a key press means in the given scopes, first scope first. */

@@ -3,6 +3,7 @@ import type { HomeLayout } from '../config/home.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { createGateway } from '../gateway/gateway.js';
 import { copyToClipboard } from '../infra/clipboard.js';
+import { openInEditor } from '../infra/editor.js';
 import { createLogger } from '../infra/logger.js';
 import { openStore } from '../store/database.js';
 import { App } from './App.js';
@@ -32,7 +33,7 @@ export async function runConsole(home: HomeLayout, config: ResolvedConfig): Prom
     })();
     return stopping;
   };
-  const app = render(<App model={model} gateway={gateway} copy={copyToClipboard} onQuit={() => void shutdown('operator quit')} />, { exitOnCtrlC: false, alternateScreen: true, maxFps: 30, interactive: terminalIsInteractive() });
+  const app = render(<App model={model} gateway={gateway} copy={copyToClipboard} openEditor={(file) => openInEditor(file)} onQuit={() => void shutdown('operator quit')} />, { exitOnCtrlC: false, alternateScreen: true, maxFps: 30, interactive: terminalIsInteractive() });
   const onSignal = (signal: NodeJS.Signals) => void shutdown(`${signal} received`);
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);

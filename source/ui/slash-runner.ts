@@ -1,11 +1,23 @@
 import type { ConsoleGateway } from './console-model.js';
 import { formatDuration } from './format.js';
-import { splitArgs, takeFlags } from './slash-commands.js';
+import type { Subscribed } from '../webhooks/subscribe.js';
+import { parseSubscribe, splitArgs, takeFlags } from './slash-commands.js';
 
 /** What a command says on the console's bottom line; `later` arrives when a long command finishes. */
 export interface SlashReply {
   now: string;
   later?: Promise<string>;
+  /** `/webhook subscribe` succeeded: the console shows the card (URL, masked secret, events, target). */
+  subscribed?: SubscribedView;
+}
+
+export interface SubscribedView extends Omit<Subscribed, 'subscription'> {
+  name: string;
+  url: string | null;
+  events: string[];
+  deliver: string;
+  deliverExtra: Record<string, string>;
+  prompt: string | null;
 }
 
 const cronUsage = 'Usage: /cron create <schedule> <prompt> [--name N] [--deliver T] [--skills a,b] | /cron list | /cron pause|resume|remove|run <id or name>';
@@ -22,12 +34,8 @@ export function runCoreSlash(gateway: ConsoleGateway, name: string, rest: string
       };
     case 'cron':
       return cron(gateway, rest, nowMs);
-    case 'webhook': {
-      const [sub, route] = splitArgs(rest);
-      if (sub !== 'subscribe' || !route) return { now: 'Usage: /webhook subscribe <name> [--events a,b] [--deliver T]' };
-      const args = rest.slice(rest.indexOf(route) + route.length).trim();
-      return { now: `No subscribe command in the core yet; in a shell: switchboard webhook subscribe ${route}${args ? ` ${args}` : ''} (served at once).` };
-    }
+    case 'webhook':
+      return webhook(gateway, rest);
     default:
       return undefined;
   }
@@ -74,6 +82,40 @@ function cron(gateway: ConsoleGateway, rest: string, nowMs: number): SlashReply 
     }
     default:
       return { now: cronUsage };
+  }
+}
+
+const webhookUsage = 'Usage: /webhook subscribe <name> [--events a,b] [--prompt T] [--skills a,b] [--deliver T] [--deliver-extra key=value]... [--secret S] [--description D] | /webhook list | /webhook remove <name>';
+
+function webhook(gateway: ConsoleGateway, rest: string): SlashReply {
+  const [sub, ...args] = splitArgs(rest);
+  switch (sub) {
+    case 'subscribe': {
+      const request = parseSubscribe(args);
+      if (!request.ok) return { now: `Not subscribed: ${request.reason}. ${webhookUsage}` };
+      const result = gateway.webhooks.subscribe(request.value);
+      if (!result.ok) return { now: `Not subscribed: ${result.reason}` };
+      const { subscription, ...flags } = result.value;
+      const url = gateway.webhooks.routes().find((route) => route.name === subscription.name)?.url ?? null;
+      return {
+        now: `${flags.created ? 'Subscribed' : 'Updated'} "${subscription.name}" at ${url ?? `/webhooks/${subscription.name}`}; c copies its URL or secret.`,
+        subscribed: { ...flags, name: subscription.name, url, events: subscription.events, deliver: subscription.deliver, deliverExtra: subscription.deliverExtra, prompt: subscription.prompt },
+      };
+    }
+    case 'list': {
+      const routes = gateway.webhooks.routes();
+      if (routes.length === 0) return { now: 'No routes: add one with /webhook subscribe <name>.' };
+      return { now: `${routes.length} route(s): ${routes.map((route) => `${route.name} [${route.kind}${route.shadowed ? ', hidden by the static route' : ''}] ${route.events.length > 0 ? route.events.join('+') : 'all events'} -> ${route.deliver}`).join(', ')}. URLs in the Webhooks pane (2).` };
+    }
+    case 'remove': {
+      if (args.length !== 1) return { now: webhookUsage };
+      const result = gateway.webhooks.unsubscribe(args[0]!);
+      if (!result.ok) return { now: `Not removed: ${result.reason}` };
+      const { name, shadowed } = result.value;
+      return { now: shadowed ? `Removed subscription "${name}"; the static route "${name}" keeps serving /webhooks/${name}.` : `Removed subscription "${name}"; /webhooks/${name} is no longer served.` };
+    }
+    default:
+      return { now: webhookUsage };
   }
 }
 

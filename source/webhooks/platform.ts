@@ -42,8 +42,10 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   const rateLimiter = createRateLimiter(now);
   const queue = createRunQueue({ deliveries, writes: createWriteBatcher(deps.store), runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs });
 
+  // Static routes change when the console applies a config change (config commands); listener settings do not.
+  let staticRoutes = settings.routes;
   const findRoute = (name: string): ResolvedRoute | undefined => {
-    const fixed = settings.routes.get(name);
+    const fixed = staticRoutes.get(name);
     if (fixed) return fixed;
     const subscription = subscriptions.get(name);
     return subscription ? subscriptionRoute(subscription, settings) : undefined;
@@ -86,8 +88,20 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     findRoute,
     /** Static route names and subscription names (a static route hides a subscription of its name). */
     routeNames(): { static: string[]; subscriptions: string[] } {
-      return { static: [...settings.routes.keys()], subscriptions: subscriptions.list().map((s) => s.name).filter((name) => !settings.routes.has(name)) };
+      return { static: [...staticRoutes.keys()], subscriptions: subscriptions.list().map((s) => s.name).filter((name) => !staticRoutes.has(name)) };
     },
+    /** Serves a new set of static routes from the next request on (requests in flight keep the route they found). */
+    replaceRoutes(next: Map<string, ResolvedRoute>): { added: string[]; changed: string[]; removed: string[] } {
+      const before = staticRoutes;
+      staticRoutes = next;
+      return {
+        added: [...next.keys()].filter((name) => !before.has(name)),
+        changed: [...next.keys()].filter((name) => before.has(name) && JSON.stringify(before.get(name)) !== JSON.stringify(next.get(name))),
+        removed: [...before.keys()].filter((name) => !next.has(name)),
+      };
+    },
+    /** The subscription store, for the subscribe commands (source/webhooks/subscribe.ts). */
+    subscriptions,
     counts(): Record<DeliveryState, number> {
       return deliveries.counts();
     },

@@ -1,23 +1,25 @@
 import { render } from 'ink-testing-library';
 import type { ConfigFile } from '../../source/config/types.js';
+import { openInEditor } from '../../source/infra/editor.js';
 import { App } from '../../source/ui/App.js';
 import { createConsoleModel } from '../../source/ui/console-model.js';
 import { makeGateway } from './gateway.js';
-import { waitForFrame } from './ink.js';
+import { keys, waitForFrame } from './ink.js';
 import { tempHome } from './temp-home.js';
 
 /**
  * The console App over a real gateway core (console mode, dry-run model unless `edit` says otherwise)
- * in a temp home; `size` sets the terminal (ink-testing-library is 100 columns wide otherwise).
+ * in a temp home with config.json written; `size` sets the terminal (ink-testing-library is 100
+ * columns wide otherwise); `editor` is the EDITOR command `E` runs (default: `false`, which fails).
  * Push the returned `close` into the test's cleanup.
  */
-export async function renderConsole(options: { edit?: (config: ConfigFile) => void; size?: { columns: number; rows: number } } = {}) {
+export async function renderConsole(options: { edit?: (config: ConfigFile) => void; size?: { columns: number; rows: number }; editor?: string } = {}) {
   const home = tempHome();
-  const { gateway, store } = makeGateway(home, options.edit ?? (() => {}), undefined, 'console');
+  const { gateway, store } = makeGateway(home, options.edit ?? (() => {}), undefined, 'console', true);
   await gateway.start();
   const model = createConsoleModel({ gateway, flushMs: 5 });
   const copied: string[] = [];
-  const view = render(<App model={model} gateway={gateway} copy={async (text) => { copied.push(text); return true; }} onQuit={() => {}} />);
+  const view = render(<App model={model} gateway={gateway} copy={async (text) => { copied.push(text); return true; }} openEditor={(file) => openInEditor(file, { ...process.env, EDITOR: options.editor ?? 'false' })} onQuit={() => {}} />);
   if (options.size) {
     Object.defineProperty(view.stdout, 'columns', { value: options.size.columns, configurable: true });
     Object.defineProperty(view.stdout, 'rows', { value: options.size.rows, configurable: true });
@@ -47,6 +49,40 @@ export async function slash(stdin: { write(data: string): void }, lastFrame: () 
   await waitForFrame(lastFrame, (frame) => frame.trimEnd().split('\n').at(-1)!.trim() === '/');
   await typeText(stdin, lastFrame, command);
   stdin.write('\r');
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Moves a form's focus to the field whose focused line (`❯ label`) matches `label` (a regex source). */
+export async function focusField(stdin: { write(data: string): void }, lastFrame: () => string | undefined, label: string) {
+  const focused = (frame: string) => new RegExp(`❯ ${label}`).test(frame);
+  for (let step = 0; step < 40; step += 1) {
+    stdin.write(keys.up);
+    await tick();
+  }
+  for (let step = 0; step < 40 && !focused(lastFrame() ?? ''); step += 1) {
+    stdin.write(keys.down);
+    await tick();
+  }
+  await waitForFrame(lastFrame, focused);
+}
+
+/** Clears the focused input and types a new value (nothing for ''). */
+export async function replaceText(stdin: { write(data: string): void }, lastFrame: () => string | undefined, text: string) {
+  for (let count = 0; count < 80; count += 1) {
+    stdin.write('\u007F');
+    await tick();
+  }
+  if (text) await typeText(stdin, lastFrame, text);
+}
+
+/** Enter on a form's last field submits it. */
+export async function submitForm(stdin: { write(data: string): void }) {
+  for (let step = 0; step < 40; step += 1) {
+    stdin.write(keys.down);
+    await tick();
+  }
+  stdin.write(keys.enter);
 }
 
 /** The bottom line of a frame (the console's notice or input line). */

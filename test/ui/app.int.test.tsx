@@ -23,7 +23,7 @@ async function consoleWith(script: Parameters<typeof startScriptedModel>[0]) {
   closers.push(consoleModel.dispose);
   const copied: string[] = [];
   let quit = 0;
-  const view = render(<App model={consoleModel} gateway={gateway} copy={async (text) => { copied.push(text); return true; }} onQuit={() => { quit += 1; }} />);
+  const view = render(<App model={consoleModel} gateway={gateway} copy={async (text) => { copied.push(text); return true; }} openEditor={async () => ({ ok: false, reason: 'no editor in this test' })} onQuit={() => { quit += 1; }} />);
   closers.push(view.unmount);
   return { ...view, home, gateway, copied, quits: () => quit };
 }
@@ -82,7 +82,9 @@ describe('console app with a real gateway core and the scripted model', () => {
     await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1'));
     stdin.write('d');
     await waitForFrame(lastFrame, (frame) => frame.includes('Reason (optional, Enter to deny):'));
-    await type(stdin, lastFrame, 'not now');
+    // Letters of the reason are text: q must not ask to quit.
+    await type(stdin, lastFrame, 'not now, quit asking');
+    expect(lastFrame()).toContain('Reason (optional, Enter to deny): not now, quit asking');
     stdin.write(keys.enter);
     await waitForFrame(lastFrame, (frame) => frame.includes('Run ok'));
     stdin.write('6');

@@ -70,4 +70,48 @@ describe('the built console under tmux', () => {
     await waitUntil(() => !sessionAlive(), 30_000, 'the console to quit on q');
     expect(fs.existsSync(home.lockFile)).toBe(false);
   });
+
+  it('E hands the terminal to $EDITOR and applies the saved route live; e shows a route form with its secret masked', { timeout: 120_000 }, async () => {
+    const home = tempHome();
+    const config = defaultConfig();
+    config.platforms!.webhook!.extra!.port = 0;
+    config.platforms!.webhook!.extra!.routes = { gh: { secret: SECRET, events: ['issues'], deliver: 'log' } };
+    fs.mkdirSync(home.root, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(home.configFile, JSON.stringify(config, undefined, 2), { mode: 0o600 });
+    // The fake editor: a real subprocess that edits the file with sed, as a person would in vi.
+    const editor = `${home.root}/editor.sh`;
+    fs.writeFileSync(editor, `#!/bin/sh\nsed -i 's/"issues"/"push"/' "$1"\n`, { mode: 0o755 });
+
+    tmux('new-session', '-d', '-s', 'console', '-x', '120', '-y', '30', `env EDITOR=${editor} ${process.execPath} ${cliPath} --home ${home.root}`);
+    closers.push(() => { if (sessionAlive()) tmux('kill-server'); });
+    const url = await waitUntil(() => {
+      try {
+        return (JSON.parse(fs.readFileSync(home.lockFile, 'utf8')) as { webhookUrl?: string }).webhookUrl;
+      } catch {
+        return undefined;
+      }
+    }, 30_000, 'the console gateway to bind its listener');
+    await waitUntil(() => capture().includes(url), 10_000, 'the header with the listener URL');
+    const post = (event: string) => {
+      const body = JSON.stringify({ ref: 'main' });
+      return fetch(`${url}/webhooks/gh`, { method: 'POST', headers: githubHeaders(SECRET, body, event), body });
+    };
+    expect((await post('push')).status).toBe(200); // ignored: only issues so far
+
+    send('E');
+    const back = await waitUntil(() => { const frame = capture(); return frame.includes('routes: updated gh') ? frame : undefined; }, 30_000, 'the console back from the editor');
+    expect(back).toContain(url);
+    expect((await post('push')).status).toBe(202);
+
+    send('2');
+    await waitUntil(() => capture().includes('route gh'), 10_000, 'the Webhook deliveries pane');
+    send('e');
+    const form = await waitUntil(() => { const frame = capture(); return frame.includes('Edit webhook route "gh"') ? frame : undefined; }, 10_000, 'the route form');
+    expect(form).toMatch(/events\s+push/);
+    expect(form).not.toContain(SECRET);
+    send('Escape');
+    await waitUntil(() => capture().includes('Edit cancelled; nothing was written.'), 10_000, 'the form to close');
+    send('q');
+    await waitUntil(() => !sessionAlive(), 30_000, 'the console to quit on q');
+  });
 });

@@ -48,6 +48,19 @@ describe('console layout', () => {
     stdin.write('?');
     const help = await waitForFrame(lastFrame, (f) => f.includes('Any key closes this help.'));
     expect(fits(help, 80, 24), `help overflows:\n${help}`).toBe(true);
+    stdin.write('x');
+    await waitForFrame(lastFrame, (f) => !f.includes('Any key closes this help.'));
+    // Forms too: the job form (long prompt) and a route form.
+    stdin.write('e');
+    const jobForm = await waitForFrame(lastFrame, (f) => f.includes('Edit job job-'));
+    expect(fits(jobForm, 80, 24), `job form overflows:\n${jobForm}`).toBe(true);
+    stdin.write(keys.escape);
+    await waitForFrame(lastFrame, (f) => f.includes('Edit cancelled'));
+    stdin.write('2');
+    await waitForFrame(lastFrame, (f) => f.includes('route a-route-with'));
+    stdin.write('e');
+    const routeForm = await waitForFrame(lastFrame, (f) => f.includes('Edit webhook route "a-route-with-a-rather-long-name"'));
+    expect(fits(routeForm, 80, 24), `route form overflows:\n${routeForm}`).toBe(true);
   });
 
   it('140x45 keeps two columns: the active pane and the log pane side by side; Tab and Shift-Tab walk panes 1-6 in order', async () => {

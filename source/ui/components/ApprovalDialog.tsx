@@ -16,8 +16,10 @@ export function approvalDialogHeight(request: ApprovalRecord, maxArgLines: numbe
 export type ApprovalChoice = { decision: 'approve' } | { decision: 'approveSession' } | { decision: 'deny'; reason?: string };
 
 /** The head of the approval queue, "i of N": who asks, for what, with which arguments, and how long is left. */
-export function ApprovalDialog({ request, position, total, now, width, maxArgLines, onChoice }: {
+export function ApprovalDialog({ request, position, total, now, width, maxArgLines, onChoice, onCapture }: {
   request: ApprovalRecord; position: number; total: number; now: number; width: number; maxArgLines: number; onChoice: (choice: ApprovalChoice) => void;
+  /** The reason input is open: global keys wait (`q` is a letter there). */
+  onCapture?: (capturing: boolean) => void;
 }) {
   const [reason, setReason] = useState<string | undefined>();
   useInput((input, key) => {
@@ -28,7 +30,10 @@ export function ApprovalDialog({ request, position, total, now, width, maxArgLin
     const binding = commandFor(input, key, ['approval']);
     if (binding?.command === 'approval.approve') onChoice({ decision: 'approve' });
     else if (binding?.command === 'approval.approveSession') onChoice({ decision: 'approveSession' });
-    else if (binding?.command === 'approval.deny') setReason('');
+    else if (binding?.command === 'approval.deny') {
+      setReason('');
+      onCapture?.(true);
+    }
   });
   const annotations = Object.entries(request.annotations ?? {}).map(([name, value]) => `${name}: ${String(value)}`).join(', ');
   const argLines = request.argsPreview.split('\n');

@@ -2,14 +2,15 @@ import { Box, Text } from 'ink';
 import type { JobLastStatus, JobRow } from '../../store/jobs.js';
 import type { ConsoleGateway, ConsoleState } from '../console-model.js';
 import { ListView, type ListRow } from '../components/ListView.js';
+import type { EditTarget } from '../forms/edit-target.js';
 import { clockTime, fit, formatDuration } from '../format.js';
 import { theme } from '../theme.js';
 
 const statusColor: Record<JobLastStatus, string | undefined> = { ok: theme.ok, error: theme.error, delivery_failed: theme.error, silent: theme.dim, skipped: theme.warn };
 
 /** Every job: name, schedule, next run as a countdown, last status; Enter shows the run history. */
-export function JobsPane({ state, gateway, height, width, focused, now, onNotice }: {
-  state: ConsoleState; gateway: Pick<ConsoleGateway, 'jobs'>; height: number; width: number; focused: boolean; now: number; onNotice: (text: string) => void;
+export function JobsPane({ state, gateway, height, width, focused, now, onNotice, onEdit }: {
+  state: ConsoleState; gateway: Pick<ConsoleGateway, 'jobs'>; height: number; width: number; focused: boolean; now: number; onNotice: (text: string) => void; onEdit: (target: EditTarget) => void;
 }) {
   const running = new Set(state.snapshot.jobs.running);
   const nameWidth = Math.min(24, Math.max(6, ...state.jobs.map((job) => job.name.length)));
@@ -28,8 +29,8 @@ export function JobsPane({ state, gateway, height, width, focused, now, onNotice
     <ListView
       rows={rows} height={height} width={width} focused={focused}
       empty="No jobs. Create one with /cron create <schedule> <prompt> (or switchboard cron create)."
-      onCommand={(command) => {
-        if (command === 'item.edit') onNotice('Editing jobs from the console is not available yet; use /cron pause|resume|remove or switchboard cron edit.');
+      onCommand={(command, row) => {
+        if (command === 'item.edit') return row ? onEdit({ kind: 'job', id: row.key }) : onNotice('No job selected.');
       }}
       details={(row) => {
         const job = state.jobs.find((candidate) => candidate.id === row.key);
@@ -45,7 +46,7 @@ export function JobsPane({ state, gateway, height, width, focused, now, onNotice
                 {fit(`${clockTime(run.startedAtMs ?? run.queuedAtMs)} ${run.trigger.padEnd(8)} ${run.status.padEnd(15)} ${run.finishedAtMs && run.startedAtMs ? formatDuration(run.finishedAtMs - run.startedAtMs).padEnd(7) : '       '} ${run.reason ?? run.error ?? (run.deliveryTarget ? `${run.deliveryTarget}: ${run.deliveryDetail ?? ''}` : '')}`, width)}
               </Text>
             ))}
-            <Text color={theme.dim}>{fit('Esc back · /cron run|pause|resume|remove <name>', width)}</Text>
+            <Text color={theme.dim}>{fit('Esc back · e edit · /cron run|pause|resume|remove <name>', width)}</Text>
           </Box>
         );
       }}

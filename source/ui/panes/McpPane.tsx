@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import type { McpServerStatus } from '../../mcp/connection.js';
 import type { ConsoleGateway, ConsoleState } from '../console-model.js';
 import { ListView, type ListRow } from '../components/ListView.js';
+import type { EditTarget } from '../forms/edit-target.js';
 import { fit } from '../format.js';
 import { theme } from '../theme.js';
 
@@ -12,8 +13,8 @@ const statusColor: Record<McpServerStatus, string> = {
 export const OAUTH_NOT_AVAILABLE = 'OAuth login is not available yet: servers that need it stay failed. Use a token in the entry\'s headers (switchboard mcp add --header) for now.';
 
 /** Configured MCP servers: status, era, transport, tools; Enter lists the tools and the stderr tail; R reconnects. */
-export function McpPane({ state, gateway, height, width, focused, onNotice }: {
-  state: ConsoleState; gateway: Pick<ConsoleGateway, 'mcp'>; height: number; width: number; focused: boolean; onNotice: (text: string) => void;
+export function McpPane({ state, gateway, height, width, focused, onNotice, onEdit }: {
+  state: ConsoleState; gateway: Pick<ConsoleGateway, 'mcp'>; height: number; width: number; focused: boolean; onNotice: (text: string) => void; onEdit: (target: EditTarget) => void;
 }) {
   const nameWidth = Math.min(24, Math.max(8, ...state.mcpServers.map((server) => server.name.length)));
   const rows: ListRow[] = state.mcpServers.map((server) => {
@@ -35,7 +36,7 @@ export function McpPane({ state, gateway, height, width, focused, onNotice }: {
       empty="No MCP servers. Add one with: switchboard mcp add <name> -- <command>, then /reload-mcp."
       onCommand={(command, row) => {
         if (command === 'mcp.login') return onNotice(OAUTH_NOT_AVAILABLE);
-        if (command === 'item.edit') return onNotice('Editing servers from the console is not available yet; use switchboard mcp remove and mcp add (the gateway reloads within seconds).');
+        if (command === 'item.edit') return row ? onEdit({ kind: 'mcp', name: row.key }) : onNotice('No MCP server selected.');
         if (command !== 'mcp.reconnect') return;
         if (!row) return onNotice('No MCP server selected.');
         onNotice(`Reconnecting ${row.key}...`);
@@ -55,7 +56,7 @@ export function McpPane({ state, gateway, height, width, focused, onNotice }: {
         return (
           <Box flexDirection="column">
             {lines.slice(0, Math.max(1, height - 1)).map((line, index) => <Text key={index} color={line.color} dimColor={line.dim}>{fit(line.text, width)}</Text>)}
-            <Text color={theme.dim}>{fit('Esc back · R reconnect · l login', width)}</Text>
+            <Text color={theme.dim}>{fit('Esc back · R reconnect · l login · e edit', width)}</Text>
           </Box>
         );
       }}

@@ -3,6 +3,7 @@ import TextInput from 'ink-text-input';
 import { useState } from 'react';
 import type { ConsoleGateway, ConsoleState } from '../console-model.js';
 import { ListView, type ListRow, type RowSource } from '../components/ListView.js';
+import type { EditTarget } from '../forms/edit-target.js';
 import { clockTime, fit } from '../format.js';
 import { theme } from '../theme.js';
 import type { WebhookRow } from '../webhook-ring.js';
@@ -17,9 +18,9 @@ export const SAMPLE_TEST_PAYLOAD = '{"test": true, "message": "Test delivery fro
  * t sends a signed test request to the selected route (through the real intake); c copies the
  * delivery id, or a route's URL (or its secret, after a confirm).
  */
-export function WebhooksPane({ state, gateway, height, width, focused, onNotice, onCopy, onCapture }: {
+export function WebhooksPane({ state, gateway, height, width, focused, onNotice, onCopy, onCapture, onEdit }: {
   state: ConsoleState; gateway: Pick<ConsoleGateway, 'webhooks' | 'deliveries'>; height: number; width: number; focused: boolean;
-  onNotice: (text: string) => void; onCopy: (text: string, what: string) => void; onCapture: (capturing: boolean) => void;
+  onNotice: (text: string) => void; onCopy: (text: string, what: string) => void; onCapture: (capturing: boolean) => void; onEdit: (target: EditTarget) => void;
 }) {
   const [mode, setModeState] = useState<Mode>({ kind: 'none' });
   const setMode = (next: Mode) => {
@@ -108,11 +109,15 @@ export function WebhooksPane({ state, gateway, height, width, focused, onNotice,
             if (delivery) return onCopy(delivery.deliveryId, 'the delivery id');
             if (route) return setMode({ kind: 'copy', route });
           }
-          if (command === 'item.edit') onNotice('Editing routes from the console is not available yet; use switchboard config set or switchboard webhook subscribe.');
+          if (command === 'item.edit') {
+            if (!route) return onNotice('Select a route or a delivery first.');
+            // A static route of the same name wins over a subscription (the intake serves it).
+            return onEdit({ kind: webhook.routes.includes(route) ? 'route' : 'subscription', name: route });
+          }
         }}
         details={(row) => {
           const delivery = deliveryOf(row);
-          if (!delivery) return <Text>{fit(`Route ${routeOf(row)}: ${urlOf(routeOf(row) ?? '')} · t test · c copy URL or secret`, width)}</Text>;
+          if (!delivery) return <Text>{fit(`Route ${routeOf(row)}: ${urlOf(routeOf(row) ?? '')} · t test · c copy URL or secret · e edit`, width)}</Text>;
           return <WebhookDetails row={delivery} gateway={gateway} height={height} width={width} />;
         }}
       />

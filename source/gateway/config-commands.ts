@@ -1,0 +1,163 @@
+import type { Logger } from 'pino';
+import { setAt } from '../config/edit.js';
+import { ConfigError } from '../config/errors.js';
+import { formatKeyPath } from '../config/key-path.js';
+import { resolveConfig, type ResolvedConfig } from '../config/load.js';
+import type { ConfigFile } from '../config/types.js';
+import { validateConfig, type ConfigIssue } from '../config/validate.js';
+import { routeTargetIssues } from '../delivery/check-config.js';
+import { readConfigFile, writeConfigFile } from '../infra/config-file.js';
+import type { McpReloadResult } from '../mcp/manager.js';
+import type { AuditLog } from '../store/audit.js';
+import { resolveWebhooks, type ResolvedRoute } from '../webhooks/config.js';
+import type { GatewayEvents } from './events.js';
+
+export interface ConfigApplied {
+  /** Entry-level key paths that differ from the config in effect: `mcp_servers.fx`, `platforms.webhook.extra.routes.gh`, `model`. */
+  changed: string[];
+  /** Of those, what needs a gateway restart (listener settings, model, platforms, ...). */
+  restartNeeded: string[];
+  /** Set when MCP servers changed: what the reload did. */
+  mcp: McpReloadResult | null;
+  /** Set when static routes changed: the routes served from now on. */
+  routes: { added: string[]; changed: string[]; removed: string[] } | null;
+}
+
+export type ConfigChangeResult = { ok: true; value: ConfigApplied } | { ok: false; reason: string; issues: ConfigIssue[] };
+
+/** Console commands over config.json: read it, change one key, reread it after $EDITOR; each applies what it can live. */
+export interface ConfigCommands {
+  /** config.json as written (`${VAR}` references unresolved): what forms show and edit. */
+  read(): ConfigFile;
+  /** Sets one key (undefined removes it) when the whole result is valid, writes the file, applies the change. */
+  set(segments: readonly string[], value: unknown): Promise<ConfigChangeResult>;
+  /** Rereads config.json: when valid, applies what changed; when not, the config in effect stays and the file is left as it is. */
+  reload(): Promise<ConfigChangeResult>;
+  /** The checked config in effect. */
+  current(): ResolvedConfig;
+}
+
+export interface ConfigCommandDeps {
+  initial: ResolvedConfig;
+  logger: Logger;
+  audit: AuditLog;
+  events: Pick<GatewayEvents, 'emit'>;
+  mcp: { reload(): Promise<McpReloadResult> };
+  /** The running webhook platform, or null when it is disabled (routes then need a restart). */
+  webhooks: { replaceRoutes(next: Map<string, ResolvedRoute>): NonNullable<ConfigApplied['routes']> } | null;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Keys whose change the running gateway applies without a restart (everything else waits for one). */
+const liveRoutesKeys = ['platforms.webhook.extra.secret', 'platforms.webhook.extra.rate_limit'];
+
+export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
+  const { home } = deps.initial;
+  let current = deps.initial;
+  let queue: Promise<unknown> = Promise.resolve();
+  /** One change at a time: a form save and an editor reload never interleave. */
+  const serially = (work: () => Promise<ConfigChangeResult>): Promise<ConfigChangeResult> => {
+    const next = queue.then(work);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  const readRaw = (): { ok: true; file: ConfigFile } | { ok: false; issue: ConfigIssue } => {
+    try {
+      const file = readConfigFile(home.configFile);
+      return file ? { ok: true, file: file as ConfigFile } : { ok: false, issue: { path: '(root)', reason: `${home.configFile} does not exist` } };
+    } catch (error) {
+      return { ok: false, issue: { path: '(root)', reason: (error as Error).message } };
+    }
+  };
+
+  /** Everything the gateway checks at start, so a change is never written that the next start would refuse. */
+  const check = (file: ConfigFile): { ok: true; resolved: ResolvedConfig; routes: Map<string, ResolvedRoute> | null } | { ok: false; issues: ConfigIssue[] } => {
+    const issues = validateConfig(file);
+    if (issues.length > 0) return { ok: false, issues };
+    try {
+      const resolved = resolveConfig(file, home, deps.env);
+      const targets = routeTargetIssues(resolved.values);
+      if (targets.length > 0) return { ok: false, issues: targets };
+      return { ok: true, resolved, routes: deps.webhooks ? resolveWebhooks(resolved).routes : null };
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      return { ok: false, issues: [{ path: 'platforms.webhook.extra.routes', reason: `${error.message}. ${error.hint ?? ''}`.trim() }] };
+    }
+  };
+
+  const apply = async (resolved: ResolvedConfig, routes: Map<string, ResolvedRoute> | null, by: string): Promise<ConfigApplied> => {
+    const changed = changedKeys(current.values, resolved.values);
+    const mcpChanged = changed.some((key) => key.startsWith('mcp_servers'));
+    const routesChanged = changed.some((key) => key.startsWith('platforms.webhook.extra.routes') || liveRoutesKeys.includes(key));
+    const live = (key: string) => key.startsWith('mcp_servers') || (routes !== null && (key.startsWith('platforms.webhook.extra.routes') || liveRoutesKeys.includes(key)));
+    current = resolved;
+    const applied: ConfigApplied = {
+      changed,
+      restartNeeded: changed.filter((key) => !live(key)),
+      mcp: mcpChanged ? await deps.mcp.reload().catch((error: unknown) => ({ added: [], removed: [], changed: [], unchanged: [], warnings: [`MCP reload failed: ${(error as Error).message}`] })) : null,
+      routes: routesChanged && routes && deps.webhooks ? deps.webhooks.replaceRoutes(routes) : null,
+    };
+    if (changed.length > 0) {
+      deps.audit.record(by, 'config.changed', changed.join(', '));
+      deps.logger.info(`config.json changed (${changed.join(', ')})${applied.restartNeeded.length > 0 ? `; needs a restart: ${applied.restartNeeded.join(', ')}` : ''}`);
+    }
+    deps.events.emit('config.changed', { changed, restartNeeded: applied.restartNeeded });
+    return applied;
+  };
+
+  const refused = (issues: ConfigIssue[], what: string): ConfigChangeResult => ({
+    ok: false, issues, reason: `${what}: ${issues.map((issue) => `${issue.path}: ${issue.reason}`).join('; ')}`,
+  });
+
+  return {
+    read() {
+      const raw = readRaw();
+      if (!raw.ok) throw new ConfigError('CONFIG_UNREADABLE', raw.issue.reason, 'Fix the file (E in the console opens it), or restart to get a fresh default.');
+      return raw.file;
+    },
+    set: (segments, value) => serially(async () => {
+      const raw = readRaw();
+      if (!raw.ok) return refused([raw.issue], 'config.json cannot be read');
+      const next = setAt(raw.file, segments, value);
+      const checked = check(next);
+      if (!checked.ok) return refused(checked.issues, `Not written: ${formatKeyPath(segments)} would make config.json invalid`);
+      writeConfigFile(home.configFile, next as Record<string, unknown>);
+      return { ok: true, value: await apply(checked.resolved, checked.routes, 'console') };
+    }),
+    reload: () => serially(async () => {
+      const raw = readRaw();
+      if (!raw.ok) return refused([raw.issue], 'config.json cannot be read; the previous config stays in effect');
+      const checked = check(raw.file);
+      if (!checked.ok) return refused(checked.issues, 'config.json is invalid; the previous config stays in effect');
+      return { ok: true, value: await apply(checked.resolved, checked.routes, 'console') };
+    }),
+    current: () => current,
+  };
+}
+
+/** Which entries differ: one path per MCP server, route, webhook setting or platform, else per top-level key. */
+export function changedKeys(before: ConfigFile, after: ConfigFile): string[] {
+  const out: string[] = [];
+  const walk = (a: unknown, b: unknown, at: string[], depth: (path: string[]) => boolean) => {
+    if (JSON.stringify(a) === JSON.stringify(b)) return;
+    const objects = isObject(a) || isObject(b);
+    if (!objects || !depth(at)) return void out.push(formatKeyPath(at));
+    const left = isObject(a) ? a : {};
+    const right = isObject(b) ? b : {};
+    for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) walk(left[key], right[key], [...at, key], depth);
+  };
+  // Descend into the maps whose entries are applied one by one, and into the platforms.
+  const descend = (at: string[]) => {
+    const path = at.join('.');
+    return at.length === 0 || path === 'mcp_servers' || path === 'platforms' || path === 'platforms.webhook' || path === 'platforms.webhook.extra' || path === 'platforms.webhook.extra.routes';
+  };
+  const { $schema: _before, ...left } = before;
+  const { $schema: _after, ...right } = after;
+  walk(left, right, [], descend);
+  return out;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,52 @@
+import { Box, Text, useInput } from 'ink';
+import { useMemo, useState } from 'react';
+import type { ApprovalRecord } from '../../store/approvals.js';
+import { elicitationFields } from '../forms/elicitation-fields.js';
+import { fit, formatDuration } from '../format.js';
+import { commandFor } from '../keymap.js';
+import { theme } from '../theme.js';
+import { Form } from './Form.js';
+
+export type ElicitationChoice = { decision: 'answer'; values: Record<string, unknown> } | { decision: 'decline' };
+
+/**
+ * An MCP server asks the operator for input (elicitation, form mode) at the head of the approval
+ * queue: first who asks and for what (`a` fills the form in, `d`/Esc declines), then the fields.
+ */
+export function ElicitationDialog({ request, position, total, now, width, height, onChoice }: {
+  request: ApprovalRecord & { form: NonNullable<ApprovalRecord['form']> }; position: number; total: number; now: number; width: number; height: number;
+  onChoice: (choice: ElicitationChoice) => void;
+}) {
+  const fields = useMemo(() => elicitationFields(request.form.schema), [request.form.schema]);
+  const [filling, setFilling] = useState(false);
+  useInput((input, key) => {
+    const command = commandFor(input, key, ['approval'])?.command;
+    if (command === 'approval.approve') setFilling(true);
+    else if (command === 'approval.deny') onChoice({ decision: 'decline' });
+  }, { isActive: !filling });
+  const inner = Math.max(10, width - 4);
+  const heading = `Input requested ${position} of ${total} · ${formatDuration(request.expiresAtMs - now)} left · from ${request.origin}`;
+  if (filling) {
+    return (
+      <Box flexDirection="column" flexShrink={0} width={width}>
+        <Text bold color={theme.warn}>{fit(heading, width)}</Text>
+        <Form
+          title={request.form.message || `${request.server ?? 'The server'} asks for input`} fields={fields} width={width} height={height - 1}
+          submitHint="send" cancelHint="decline"
+          onSubmit={(values) => onChoice({ decision: 'answer', values: Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) })}
+          onCancel={() => onChoice({ decision: 'decline' })}
+        />
+      </Box>
+    );
+  }
+  const listed = fields.slice(0, Math.max(1, height - 7));
+  return (
+    <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.warn} paddingX={1} width={width}>
+      <Text bold color={theme.warn}>{fit(heading, inner)}</Text>
+      <Text bold>{fit(`${request.server ?? 'A server'} asks: ${request.form.message}`, inner)}</Text>
+      {listed.map((field) => <Text key={field.key} color={theme.dim}>{fit(`  ${field.label}${field.required ? ' *' : ''}${field.initial ? ` (default ${field.initial})` : ''}`, inner)}</Text>)}
+      {fields.length > listed.length ? <Text color={theme.dim}>{`  … ${fields.length - listed.length} more fields`}</Text> : null}
+      <Text color={theme.dim}>{fit('a fill in the form · d or Esc decline · * required', inner)}</Text>
+    </Box>
+  );
+}
