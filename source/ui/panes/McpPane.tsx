@@ -33,7 +33,7 @@ export function McpPane({ state, gateway, height, width, focused, onNotice, onEd
   return (
     <ListView
       rows={rows} height={height} width={width} focused={focused} scopes={['mcp']}
-      empty="No MCP servers. Add one with: switchboard mcp add <name> -- <command>, then /reload-mcp."
+      empty="No MCP servers. Add one with: switchboard mcp add <name> --command <cmd> [--arg A]... (or --url <URL>); the console connects it within seconds."
       onCommand={(command, row) => {
         if (command === 'mcp.login') return onNotice(OAUTH_NOT_AVAILABLE);
         if (command === 'item.edit') return row ? onEdit({ kind: 'mcp', name: row.key }) : onNotice('No MCP server selected.');
