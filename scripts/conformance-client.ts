@@ -55,6 +55,11 @@ try {
       logger.info(`${tool.name}: ${typeof output === 'string' ? output : output.text}`);
     } catch (error) {
       logger.warn(`${tool.name} failed: ${(error as Error).message}`);
+      // A step-up (403 insufficient_scope) leaves the server needing a login with the wider scope: log in, call again.
+      if (isAuth && manager.list()[0]?.status === 'needs-login') {
+        await login();
+        await tool.execute(argumentsFor(tool.inputSchema), context).then(() => logger.info(`${tool.name}: ok after the new login`), (again: Error) => logger.warn(`${tool.name} failed again: ${again.message}`));
+      }
     }
   }
 } catch (error) {

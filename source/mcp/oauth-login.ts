@@ -97,7 +97,9 @@ async function attempt(options: LoginOptions, store: TokenStore, onListener: (l:
   const client = new Client({ name: 'switchboard', version: '0.1.0' }, { versionNegotiation: { mode: 'legacy' } });
   try {
     try {
+      // Some servers let the handshake through and ask for a token at the first real request.
       await client.connect(transport, { signal: options.signal, timeout: server.connectTimeoutMs });
+      if (client.getServerCapabilities()?.tools) await client.listTools(undefined, { timeout: server.connectTimeoutMs, signal: options.signal });
       return { kind: 'done', result: { server: server.name, usedDocument: false, notNeeded: true } };
     } catch (error) {
       if (!(error instanceof UnauthorizedError) || !authorizationUrl) throw error;

@@ -108,11 +108,20 @@ export function createOAuthProvider(deps: OAuthProviderDeps) {
       // A refresh answer without a new refresh token keeps the old one (spec 3.2).
       const kept = !tokens.refresh_token && previous?.refresh_token ? { ...tokens, refresh_token: previous.refresh_token } : tokens;
       if (mode.kind === 'login') freshTokens = kept;
-      store.updateTokenFile((file) => ({ ...file, tokens: toSaved(kept, deps.now()), discovery: discovery ?? file.discovery }));
+      store.updateTokenFile(({ pendingScope, ...file }) => ({
+        ...file, tokens: toSaved(kept, deps.now()), discovery: discovery ?? file.discovery, ...(mode.kind === 'login' ? {} : { pendingScope }),
+      }));
     },
 
     redirectToAuthorization(url: URL): void {
-      if (mode.kind === 'headless') throw new NeedsLoginError(server, 'authorization needed (no tokens, or the refresh failed)');
+      if (mode.kind === 'headless') {
+        const scope = url.searchParams.get('scope');
+        if (scope) store.updateTokenFile((file) => ({ ...file, pendingScope: scope }));
+        throw new NeedsLoginError(server, 'authorization needed (no tokens, the refresh failed, or a wider scope is required)');
+      }
+      // A step-up recorded while headless: ask for its scope as well.
+      const wanted = unionScopes(url.searchParams.get('scope'), store.readTokenFile().pendingScope);
+      if (wanted) url.searchParams.set('scope', wanted);
       mode.onAuthorizationUrl(url);
     },
     saveCodeVerifier(codeVerifier: string): void {
@@ -168,6 +177,11 @@ export function createOAuthProvider(deps: OAuthProviderDeps) {
 }
 
 export type OAuthProviderHandle = ReturnType<typeof createOAuthProvider>;
+
+function unionScopes(...scopes: Array<string | null | undefined>): string | undefined {
+  const all = [...new Set(scopes.flatMap((s) => (s ? s.split(/\s+/) : [])).filter(Boolean))];
+  return all.length > 0 ? all.join(' ') : undefined;
+}
 
 function configuredClient(oauth: ResolvedOAuth): StoredOAuthClientInformation | undefined {
   if (oauth.clientId === undefined) return undefined;

@@ -14,6 +14,8 @@ export interface TokenFile {
   /** Set when the client was identified by the client metadata document (no registration on disk). */
   documentClient?: StoredOAuthClientInformation;
   discovery?: OAuthDiscoveryState;
+  /** The scope a headless step-up (403 insufficient_scope) asked for; the next login requests it too. */
+  pendingScope?: string;
 }
 
 /**
