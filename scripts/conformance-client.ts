@@ -43,7 +43,8 @@ const oauth = {
 let code = 0;
 try {
   await manager.start({ mcp_servers: { conformance: { url, connect_timeout: 30, timeout: 30, ...(isAuth ? { auth: 'oauth' as const, oauth } : {}) } } }, { wait: true });
-  if (isAuth && manager.list()[0]?.status === 'needs-login') await login();
+  // A second login when the server asks again right away (its authorization server changed, SEP-2352).
+  for (let round = 0; round < 2 && isAuth && manager.list()[0]?.status === 'needs-login'; round++) await login();
   const [view] = manager.list();
   logger.info(`scenario ${scenario}: ${view?.status} (${view?.era ?? '-'} era) ${view?.reason ?? ''}`);
   if (view?.status !== 'ready') code = 1;

@@ -1,13 +1,13 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { Client, OAuthError, UnauthorizedError } from '@modelcontextprotocol/client';
+import { Client, OAuthError, UnauthorizedError, type Transport } from '@modelcontextprotocol/client';
 import { createHttpClient } from './http-fetch.js';
 import { openCallbackListener, type CallbackListener, type PortChoice } from './oauth-callback.js';
 import { overridesSet, resolveOAuth, type Checked, type ResolvedOAuth } from './oauth-config.js';
 import { createOAuthProvider, withTokenEndpointUserAgent } from './oauth-provider.js';
 import type { ResolvedMcpServer } from './server-config.js';
-import { makeTransport } from './session.js';
+import { isModernOnlyRejection, makeTransport, MODERN_VERSION, type McpEra } from './session.js';
 import { createStderrRing } from './stderr-ring.js';
 import { createTokenStore, type TokenStore } from './token-store.js';
 
@@ -93,17 +93,32 @@ async function attempt(options: LoginOptions, store: TokenStore, onListener: (l:
     mode: { kind: 'login', redirectUrl: oauth.redirectUri ?? listener.redirectUrl, state, onAuthorizationUrl: (url) => (authorizationUrl = url) },
   });
   const fetch = withTokenEndpointUserAgent(http.fetch, oauth.userAgent, handle.tokenEndpoint);
-  const transport = makeTransport({ server, stderr: createStderrRing(undefined), http, oauth: { provider: handle.provider, fetch } });
-  const client = new Client({ name: 'switchboard', version: '0.1.0' }, { versionNegotiation: { mode: 'legacy' } });
-  try {
+  const open: Array<{ client: Client; transport: Transport }> = [];
+  /** Connects and lists tools in one era; resolves to the transport that met the 401, or 'authorized'. */
+  const probe = async (era: McpEra): Promise<Transport | 'authorized'> => {
+    const transport = makeTransport({ server, stderr: createStderrRing(undefined), http, oauth: { provider: handle.provider, fetch } });
+    const client = new Client({ name: 'switchboard', version: '0.1.0' }, { versionNegotiation: era === 'modern' ? { mode: { pin: MODERN_VERSION } } : { mode: 'legacy' } });
+    open.push({ client, transport });
     try {
       // Some servers let the handshake through and ask for a token at the first real request.
       await client.connect(transport, { signal: options.signal, timeout: server.connectTimeoutMs });
       if (client.getServerCapabilities()?.tools) await client.listTools(undefined, { timeout: server.connectTimeoutMs, signal: options.signal });
-      return { kind: 'done', result: { server: server.name, usedDocument: false, notNeeded: true } };
+      return 'authorized';
     } catch (error) {
-      if (!(error instanceof UnauthorizedError) || !authorizationUrl) throw error;
+      if (error instanceof UnauthorizedError && authorizationUrl) return transport;
+      throw error;
     }
+  };
+  try {
+    let met: Transport | 'authorized';
+    try {
+      met = await probe(server.protocol === 'stateless' ? 'modern' : 'legacy');
+    } catch (error) {
+      if (server.protocol !== 'auto' || !isModernOnlyRejection(error)) throw error;
+      met = await probe('modern');
+    }
+    if (met === 'authorized' || !authorizationUrl) return { kind: 'done', result: { server: server.name, usedDocument: false, notNeeded: true } };
+    const transport = met;
     const usedDocument = oauth.clientMetadataUrl !== undefined && authorizationUrl.searchParams.get('client_id') === oauth.clientMetadataUrl;
     options.onUrl(authorizationUrl.href, listener);
     const params = await waitForRedirect(listener, options, usedDocument ? oauth.clientMetadataUrl : undefined);
@@ -117,8 +132,10 @@ async function attempt(options: LoginOptions, store: TokenStore, onListener: (l:
     const saved = store.readTokenFile().tokens;
     return { kind: 'done', result: { server: server.name, expiresAt: saved?.expires_at, usedDocument } };
   } finally {
-    await client.close().catch(() => {});
-    await transport.close().catch(() => {});
+    for (const { client, transport } of open) {
+      await client.close().catch(() => {});
+      await transport.close().catch(() => {});
+    }
     await listener.close();
     await http.close().catch(() => {});
   }
