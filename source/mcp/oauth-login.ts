@@ -55,14 +55,15 @@ export function startLogin(options: LoginOptions): LoginHandle {
   const done = (async () => {
     if (server.transport === 'stdio' || !server.url) throw new Error(`server ${server.name}: OAuth login applies to HTTP servers (url) only`);
     const store = createTokenStore(options.tokensDir, server.name);
-    if (store.documentRefused()) {
+    const retryingDocument = store.documentRefused();
+    if (retryingDocument) {
       store.clearMarker();
       options.onNotice?.(`server ${server.name}: cleared the earlier refusal of the client metadata document; trying it again`);
     }
-    const first = await attempt(options, store, (listener) => (current = listener));
+    const first = await attempt(options, store, retryingDocument, (listener) => (current = listener));
     if (first.kind === 'done') return first.result;
     options.onNotice?.(`server ${server.name}: the authorization server refused the client metadata document (invalid_client); registering with dynamic client registration and authorizing again`);
-    const second = await attempt(options, store, (listener) => (current = listener));
+    const second = await attempt(options, store, false, (listener) => (current = listener));
     if (second.kind === 'done') return second.result;
     throw new Error(`server ${server.name}: the authorization server refused the client again after dynamic client registration`);
   })();
@@ -74,12 +75,12 @@ export function startLogin(options: LoginOptions): LoginHandle {
 
 type Attempt = { kind: 'done'; result: LoginResult } | { kind: 'document-refused' };
 
-async function attempt(options: LoginOptions, store: TokenStore, onListener: (l: CallbackListener) => void): Promise<Attempt> {
+async function attempt(options: LoginOptions, store: TokenStore, retryingDocument: boolean, onListener: (l: CallbackListener) => void): Promise<Attempt> {
   const { server, logger } = options;
   const now = options.now ?? Date.now;
   const oauth = server.oauth ?? resolveOAuth(undefined);
   const state = crypto.randomBytes(32).toString('base64url');
-  const listener = await openCallbackListener(choosePort(oauth, store), state);
+  const listener = await openCallbackListener(choosePort(oauth, store, retryingDocument), state);
   onListener(listener);
   const made = createHttpClient(server);
   if (!made.ok) {
@@ -143,19 +144,21 @@ async function attempt(options: LoginOptions, store: TokenStore, onListener: (l:
 
 /**
  * Spec 3.2: pinned for any flow that may use the client metadata document; random when an override is
- * set, a registration exists on disk, the cached metadata does not advertise the document, or no
- * document is in play at all (no `client_metadata_url`, or `cimd: false`).
+ * set, a registration exists on disk (unless this login tries the document again after clearing the
+ * marker), the cached metadata does not advertise the document, or no document is in play at all
+ * (no `client_metadata_url`, or `cimd: false`).
  */
-export function choosePort(oauth: ResolvedOAuth, store: TokenStore): PortChoice {
+export function choosePort(oauth: ResolvedOAuth, store: TokenStore, retryingDocument = false): PortChoice {
   if (oauth.redirectPort !== undefined) return { kind: 'fixed', port: oauth.redirectPort };
   const fixed = oauth.redirectUri ? loopbackPort(oauth.redirectUri) : undefined;
   if (fixed) return { kind: 'fixed', ...fixed };
   const overrides = overridesSet(oauth);
   if (overrides.length > 0) return { kind: 'random', why: `oauth.${overrides.join(', oauth.')} set` };
   if (!oauth.clientMetadataUrl || !oauth.cimd) return { kind: 'random', why: oauth.clientMetadataUrl ? 'oauth.cimd is false' : 'no oauth.client_metadata_url' };
-  if (store.hasRegistration()) return { kind: 'random', why: `a client registration exists (${store.files.client})` };
+  if (store.documentRefused()) return { kind: 'random', why: `the authorization server refused the client metadata document (${store.files.marker})` };
+  if (store.hasRegistration() && !retryingDocument) return { kind: 'random', why: `a client registration exists (${store.files.client})` };
   const metadata = store.readTokenFile().discovery?.authorizationServerMetadata;
-  if (metadata && metadata.client_id_metadata_document_supported !== true) return { kind: 'random', why: 'the cached authorization server metadata does not advertise client metadata documents' };
+  if (metadata && !retryingDocument && metadata.client_id_metadata_document_supported !== true) return { kind: 'random', why: 'the cached authorization server metadata does not advertise client metadata documents' };
   return { kind: 'pinned' };
 }
 

@@ -86,7 +86,10 @@ export function createOAuthProvider(deps: OAuthProviderDeps) {
     state: mode.kind === 'login' ? () => mode.state : undefined,
 
     clientInformation(): StoredOAuthClientInformation | undefined {
-      const info = configuredClient(oauth) ?? store.readRegistration() ?? documentClient();
+      // When the server takes documents, the document wins over an older DCR registration (spec 3.2: after
+      // `mcp login` clears the marker, the document is tried again); undefined lets the SDK pick it.
+      const documentFirst = documentUrl() !== undefined && discovery?.authorizationServerMetadata?.client_id_metadata_document_supported === true;
+      const info = configuredClient(oauth) ?? (documentFirst ? documentClient() : store.readRegistration() ?? documentClient());
       lastClientId = info?.client_id;
       if (!info && mode.kind === 'headless') throw new NeedsLoginError(server, 'not logged in (no client registration or tokens)');
       return info;
