@@ -5,6 +5,11 @@
  * MCP_CONFORMANCE_SCENARIO. It connects, lists the registered tools and calls each one with
  * arguments made from its input schema; elicitation requests are accepted (declared defaults fill
  * the omitted fields, SEP-1034).
+ *
+ * `auth/*` scenarios: the entry gets `auth: oauth` (the CIMD URL the suite expects, plus client_id and
+ * client_secret from MCP_CONFORMANCE_CONTEXT when it has them). The first connect ends in `needs-login`;
+ * the login's "browser" fetches the authorization URL without following redirects (the suite's mock
+ * authorization server approves at once) and follows the Location to our callback listener.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,9 +32,19 @@ const approvals: ApprovalRequester = { request: async () => ({ status: 'approved
 const registry = createToolRegistry();
 const manager = createMcpManager({ registry, logger, logsDir: path.join(home, 'logs'), mediaDir: path.join(home, 'media'), approvals, retry: false });
 
+const isAuth = scenario.startsWith('auth/');
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+const oauth = {
+  client_metadata_url: 'https://conformance-test.local/client-metadata.json',
+  ...(context.client_id ? { client_id: context.client_id } : {}),
+  ...(context.client_secret ? { client_secret: context.client_secret } : {}),
+};
+
 let code = 0;
 try {
-  await manager.start({ mcp_servers: { conformance: { url, connect_timeout: 30, timeout: 30 } } }, { wait: true });
+  await manager.start({ mcp_servers: { conformance: { url, connect_timeout: 30, timeout: 30, ...(isAuth ? { auth: 'oauth' as const, oauth } : {}) } } }, { wait: true });
+  // A second login when the server asks again right away (its authorization server changed, SEP-2352).
+  for (let round = 0; round < 2 && isAuth && manager.list()[0]?.status === 'needs-login'; round++) await login();
   const [view] = manager.list();
   logger.info(`scenario ${scenario}: ${view?.status} (${view?.era ?? '-'} era) ${view?.reason ?? ''}`);
   if (view?.status !== 'ready') code = 1;
@@ -41,6 +56,11 @@ try {
       logger.info(`${tool.name}: ${typeof output === 'string' ? output : output.text}`);
     } catch (error) {
       logger.warn(`${tool.name} failed: ${(error as Error).message}`);
+      // A step-up (403 insufficient_scope) leaves the server needing a login with the wider scope: log in, call again.
+      if (isAuth && manager.list()[0]?.status === 'needs-login') {
+        await login();
+        await tool.execute(argumentsFor(tool.inputSchema), context).then(() => logger.info(`${tool.name}: ok after the new login`), (again: Error) => logger.warn(`${tool.name} failed again: ${again.message}`));
+      }
     }
   }
 } catch (error) {
@@ -51,6 +71,27 @@ try {
   fs.rmSync(home, { recursive: true, force: true });
 }
 process.exit(code);
+
+/** The mock authorization server approves at once: its answer's Location is our callback with the code. */
+async function login(): Promise<void> {
+  const handle = manager.login('conformance', {
+    onUrl: (authorizationUrl) => {
+      void (async () => {
+        const answer = await fetch(authorizationUrl, { redirect: 'manual' });
+        const location = answer.headers.get('location');
+        if (!location) throw new Error(`the authorization endpoint answered ${answer.status} without a Location`);
+        await fetch(location);
+      })().catch((error: Error) => logger.error(`authorization step failed: ${error.message}`));
+    },
+    onNotice: (text) => logger.info(text),
+  });
+  const result = await handle.done;
+  logger.info(`logged in (expires ${result.expiresAt ?? 'unknown'}, document ${result.usedDocument})`);
+  const end = Date.now() + 30_000;
+  while (manager.list()[0]?.status !== 'ready' && manager.list()[0]?.status !== 'failed' && manager.list()[0]?.status !== 'needs-login' && Date.now() < end) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 function argumentsFor(schema: Record<string, unknown>): Record<string, unknown> {
   const properties = (schema.properties ?? {}) as Record<string, { type?: string; default?: unknown; enum?: unknown[] }>;

@@ -9,7 +9,7 @@ import { print, say } from './output.js';
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 export function mcpCommand(): Command {
-  const mcp = new Command('mcp').description('MCP servers: list, test, add, remove, install links (login arrives with OAuth)');
+  const mcp = new Command('mcp').description('MCP servers: list, test, add, remove, OAuth login, install links');
   mcp
     .command('list')
     .description('Connect to every enabled server, print status, era, transport and registered tools, then exit')
@@ -17,7 +17,7 @@ export function mcpCommand(): Command {
     .action(async (options: { json?: boolean }, command: Command) => {
       const home = homeOf(command);
       const views = await connectAll(home, globalHome(command));
-      if (views.some((v) => v.status === 'failed')) process.exitCode = 1;
+      if (views.some((v) => v.status === 'failed' || v.status === 'needs-login')) process.exitCode = 1;
       if (options.json) {
         print(JSON.stringify({ servers: views.map((v) => ({
           name: v.name, status: v.status, era: v.era ?? null, transport: v.transport, error: v.reason ?? null,
@@ -54,15 +54,6 @@ export function mcpCommand(): Command {
       }
       print(`server ${name}: ready in ${Date.now() - started} ms over ${view.transport}, ${view.era} era${view.protocolVersion ? ` (${view.protocolVersion})` : ''}, ${view.tools.length} tools`);
       for (const t of view.tools) print(`  ${t.name}  <- ${t.original}${t.readOnly ? '  read-only' : ''}`);
-    });
-
-  mcp
-    .command('login <server>')
-    .description('OAuth login for a server (not available yet)')
-    .allowUnknownOption()
-    .action(() => {
-      say('switchboard mcp login is not available yet: it arrives with OAuth.');
-      process.exitCode = 2;
     });
 
   mcp
@@ -161,7 +152,7 @@ function pairs(items: string[], flag: string): Record<string, string> {
   return out;
 }
 
-function globalHome(command: Command): string | undefined {
+export function globalHome(command: Command): string | undefined {
   return command.optsWithGlobals<{ home?: string }>().home;
 }
 

@@ -8,6 +8,7 @@ import { configCommand } from './config-command.js';
 import { cronCommand } from './cron-command.js';
 import { deliveriesCommand } from './deliveries-command.js';
 import { addInstallLinkCommands } from './mcp-install-commands.js';
+import { addOAuthCommands } from './mcp-oauth-commands.js';
 import { homeOf, loadConfigFor } from './context.js';
 import { mcpCommand } from './mcp-command.js';
 import { print, reportError, say } from './output.js';
@@ -59,6 +60,7 @@ function buildProgram(): Command {
   program.addCommand(cronCommand());
   program.addCommand(deliveriesCommand());
   const mcp = mcpCommand();
+  addOAuthCommands(mcp);
   addInstallLinkCommands(mcp);
   program.addCommand(mcp);
   return program;

@@ -2,6 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import { loadSchema } from './schema.js';
 import { closest } from './suggest.js';
 import { formatKeyPath, pointerToSegments } from './key-path.js';
+import { checkClientMetadataUrl } from '../mcp/oauth-config.js';
 
 /** One problem in config.json: where (key path) and why. */
 export interface ConfigIssue {
@@ -109,6 +110,16 @@ function typeName(value: unknown): string {
 /** Checks the schema cannot express. */
 function semanticIssues(config: unknown): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
+  const servers = (config as { mcp_servers?: unknown } | null)?.mcp_servers;
+  if (servers && typeof servers === 'object') {
+    for (const [name, entry] of Object.entries(servers as Record<string, unknown>)) {
+      const url = (entry as { oauth?: { client_metadata_url?: unknown } } | null)?.oauth?.client_metadata_url;
+      // A ${VAR} reference is checked once resolved (the server entry then reports it).
+      if (typeof url !== 'string' || url.includes('${')) continue;
+      const checked = checkClientMetadataUrl(url);
+      if (!checked.ok) issues.push({ path: formatKeyPath(['mcp_servers', name, 'oauth', 'client_metadata_url']), reason: `${checked.reason} (spec 5.3: https, a path, no fragment, no userinfo, no . or .. segments)` });
+    }
+  }
   const timezone = (config as { timezone?: unknown } | null)?.timezone;
   if (typeof timezone === 'string' && !isTimeZone(timezone)) {
     issues.push({ path: 'timezone', reason: `"${timezone}" is not an IANA time zone (e.g. "Europe/Berlin", "UTC")` });

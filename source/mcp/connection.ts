@@ -3,13 +3,16 @@ import type { Logger } from 'pino';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ApprovalRequester } from '../agent/types.js';
 import { createHttpClient, type HttpClient } from './http-fetch.js';
+import { asNeedsLogin, createOAuthProvider, withTokenEndpointUserAgent } from './oauth-provider.js';
 import { preflight } from './preflight.js';
 import type { ResolvedMcpServer } from './server-config.js';
 import { clientCapabilities, installServerRequestHandlers, type SampleFn } from './server-requests.js';
-import { isModernOnlyRejection, openSession, type McpEra, type McpSession } from './session.js';
+import { isModernOnlyRejection, openSession, type McpEra, type McpSession, type TransportAuth } from './session.js';
 import { createStderrRing, type StderrRing } from './stderr-ring.js';
+import { createTokenStore } from './token-store.js';
 
-export type McpServerStatus = 'disabled' | 'connecting' | 'ready' | 'degraded' | 'reconnecting' | 'recycled' | 'failed';
+/** `needs-login`: an `auth: oauth` server without usable tokens; no retries until a login (reason carries the hint). */
+export type McpServerStatus = 'disabled' | 'connecting' | 'ready' | 'degraded' | 'reconnecting' | 'recycled' | 'failed' | 'needs-login';
 
 export interface McpServerState {
   name: string;
@@ -33,6 +36,8 @@ export interface ConnectionDeps {
   server: ResolvedMcpServer;
   logger: Logger;
   logsDir?: string;
+  /** `<home>/mcp-tokens`: the token files of `auth: oauth` servers. */
+  tokensDir?: string;
   approvals?: ApprovalRequester;
   sample?: SampleFn;
   now: () => number;
@@ -101,7 +106,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
       }
       const requestDeps = { server, approvals: deps.approvals, sample: deps.sample, now: deps.now };
       const opened = openSession({
-        server, stderr, http, signal: controller.signal,
+        server, stderr, http, signal: controller.signal, oauth: headlessAuth(),
         capabilities: clientCapabilities(requestDeps),
         setup: (client) => installServerRequestHandlers(client, requestDeps),
         clientInfo: deps.clientInfo ?? { name: 'switchboard', version: '0.1.0' },
@@ -113,6 +118,16 @@ export function createMcpConnection(deps: ConnectionDeps) {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** `auth: oauth`: stored tokens and refresh only; anything needing a person ends in `needs-login`. */
+  function headlessAuth(): TransportAuth | undefined {
+    if (server.auth !== 'oauth' || !http) return undefined;
+    if (!deps.tokensDir) throw new FatalConnectError(`server ${server.name}: auth: oauth needs a token folder (mcp-tokens)`);
+    const handle = createOAuthProvider({
+      server: server.name, oauth: server.oauth!, store: createTokenStore(deps.tokensDir, server.name), logger, now: deps.now, mode: { kind: 'headless' },
+    });
+    return { provider: handle.provider, fetch: withTokenEndpointUserAgent(http.fetch, server.oauth?.userAgent, handle.tokenEndpoint) };
   }
 
   async function discover(listed?: Tool[]): Promise<void> {
@@ -185,12 +200,17 @@ export function createMcpConnection(deps: ConnectionDeps) {
   }
 
   function reconnect(): void {
-    if (stopped || session || connecting) return;
+    if (stopped || session || connecting || state.status === 'needs-login') return;
     if (state.status !== 'reconnecting') set('reconnecting', state.reason);
     ensureSession().catch((error) => handleConnectError(error));
   }
 
   function handleConnectError(error: unknown): void {
+    const login = server.auth === 'oauth' ? asNeedsLogin(server.name, error) : undefined;
+    if (login) {
+      set('needs-login', login.message);
+      return;
+    }
     let reason = describeError(error);
     if (!reason.startsWith(`server ${server.name}:`)) reason = `server ${server.name}: connect failed: ${reason}`;
     const tail = server.transport === 'stdio' ? stderr.lines().filter((line) => line.trim() !== '').slice(-3).join(' | ') : '';
@@ -284,7 +304,16 @@ export function createMcpConnection(deps: ConnectionDeps) {
       try {
         return await fn(current, signal);
       } catch (error) {
-        throw new McpCallError(callErrorMessage(server, label, error));
+        const login = server.auth === 'oauth' ? asNeedsLogin(server.name, error) : undefined;
+        if (!login) throw new McpCallError(callErrorMessage(server, label, error));
+        // The transport already made its one refresh-and-retry: drop the session until a login.
+        if (session === current) {
+          session = undefined;
+          clearKeepalive();
+          void current.close();
+        }
+        set('needs-login', login.message);
+        throw new McpCallError(`server ${server.name}: ${label} failed: ${login.message.replace(`server ${server.name}: `, '')}`);
       }
     } finally {
       inFlight -= 1;

@@ -6,6 +6,7 @@ import { loadOrCreateConfig, resolveConfig, type ResolvedConfig } from '../confi
 import type { Component } from '../gateway/lifecycle.js';
 import type { GatewayEvents } from '../gateway/events.js';
 import { createMcpManager, mcpPaths, type McpReloadResult, type McpServerView } from './manager.js';
+import type { LoginHandle, LoginOptions } from './oauth-login.js';
 import { createSampler } from './sampler.js';
 
 export interface McpCommands {
@@ -17,6 +18,12 @@ export interface McpCommands {
   /** Closes and reconnects one server with its current entry; false when no such server. */
   reconnect(name: string): Promise<boolean>;
   list(): McpServerView[];
+  /**
+   * OAuth login (`auth: oauth` servers, status `needs-login`): `onUrl` receives the authorization URL to show
+   * and open; `offer()` takes a pasted redirect URL; `done` resolves with the token expiry and the server
+   * reconnects. Throws for unknown or non-OAuth servers.
+   */
+  login(name: string, options: Pick<LoginOptions, 'onUrl' | 'onNotice' | 'signal'>): LoginHandle;
   /** The last stderr lines of a stdio server (empty for http servers and unknown names). */
   stderrTail(name: string, lines?: number): string[];
 }
@@ -102,6 +109,7 @@ export function createMcpComponent(deps: {
       reload,
       reconnect: (name) => manager.reconnect(name),
       list: () => manager.list(),
+      login: (name, options) => manager.login(name, options),
       stderrTail: (name, lines = 20) => manager.connection(name)?.stderrLines().filter((line) => line.trim() !== '').slice(-lines) ?? [],
     },
     snapshot: () => ({ servers: manager.list().map(({ tools, ...rest }) => ({ ...rest, toolCount: tools.length })) }),

@@ -45,7 +45,22 @@ export function createHttpClient(server: ResolvedMcpServer): Outcome<HttpClient>
     if (server.clientCert.passphrase !== undefined) connect.passphrase = server.clientCert.passphrase;
   }
   const agent = new Agent({ connect });
-  const fetch: FetchFn = (url, init) =>
-    undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: agent }) as unknown as Promise<Response>;
+  const fetch: FetchFn = async (url, init) => asGlobalResponse(await undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: agent }));
   return { ok: true, value: { fetch, close: () => agent.close() } };
+}
+
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * The undici package's Response is not the global one, and the SDK tests `instanceof Response` (its
+ * OAuth error parsing reads invalid_grant / invalid_client only from a global Response).
+ */
+export function asGlobalResponse(response: Awaited<ReturnType<typeof undiciFetch>>): Response {
+  if (response.status < 200 || response.status > 599) return response as unknown as Response;
+  const converted = new Response(NULL_BODY_STATUSES.has(response.status) ? null : (response.body as ReadableStream | null), {
+    status: response.status, statusText: response.statusText, headers: [...response.headers] as Array<[string, string]>,
+  });
+  Object.defineProperty(converted, 'url', { value: response.url });
+  Object.defineProperty(converted, 'redirected', { value: response.redirected });
+  return converted;
 }

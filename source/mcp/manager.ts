@@ -4,6 +4,7 @@ import type { ApprovalRequester, ToolRegistry } from '../agent/types.js';
 import type { ConfigFile } from '../config/types.js';
 import { buildCatalog, type CatalogEntry } from './catalog.js';
 import { createMcpConnection, type ConnectionDeps, type McpConnection, type McpServerState } from './connection.js';
+import { startLogin, tokensDirOf, type LoginHandle, type LoginOptions } from './oauth-login.js';
 import { resolveMcpServers, type ResolvedMcpServer } from './server-config.js';
 import type { SampleFn } from './server-requests.js';
 
@@ -18,6 +19,8 @@ export interface McpManagerDeps {
   logsDir: string;
   /** `<home>/mcp-media`: images and audio from tool results. */
   mediaDir: string;
+  /** `<home>/mcp-tokens`: OAuth token files; default next to `logsDir`. */
+  tokensDir?: string;
   approvals?: ApprovalRequester;
   sample?: SampleFn;
   now?: () => number;
@@ -41,6 +44,7 @@ export function createMcpManager(deps: McpManagerDeps) {
   const now = deps.now ?? Date.now;
   const connections = new Map<string, McpConnection>();
   const registered = new Map<string, CatalogEntry[]>();
+  const tokensDir = deps.tokensDir ?? tokensDirOf(path.dirname(deps.logsDir));
 
   function register(server: ResolvedMcpServer, connection: McpConnection, discovery: Parameters<typeof buildCatalog>[0]): void {
     if (connections.get(server.name) !== connection) return;
@@ -67,9 +71,9 @@ export function createMcpManager(deps: McpManagerDeps) {
 
   function add(server: ResolvedMcpServer): McpConnection {
     const connection: McpConnection = createMcpConnection({
-      server, logger: deps.logger, logsDir: deps.logsDir, approvals: deps.approvals, sample: deps.sample, now, retry: deps.retry, backoff: deps.backoff,
+      server, logger: deps.logger, logsDir: deps.logsDir, tokensDir, approvals: deps.approvals, sample: deps.sample, now, retry: deps.retry, backoff: deps.backoff,
       onState: (state) => {
-        if (['failed', 'degraded', 'reconnecting'].includes(state.status)) deps.logger.warn(`MCP server ${state.name} ${state.status}: ${(state.reason ?? '').replace(`server ${state.name}: `, '')}`);
+        if (['failed', 'degraded', 'reconnecting', 'needs-login'].includes(state.status)) deps.logger.warn(`MCP server ${state.name} ${state.status}: ${(state.reason ?? '').replace(`server ${state.name}: `, '')}`);
         deps.onStatusChanged?.(state);
       },
       onDiscovery: (discovery) => register(server, connection, discovery),
@@ -130,6 +134,23 @@ export function createMcpManager(deps: McpManagerDeps) {
       void add(existing.server).start();
       return true;
     },
+    /**
+     * OAuth login for one `auth: oauth` server (spec 4.2 `mcp login`): `onUrl` gets the authorization URL
+     * (print it, open a browser), `offer` takes a pasted redirect URL; on success the server reconnects.
+     */
+    login(name: string, options: Pick<LoginOptions, 'onUrl' | 'onNotice' | 'signal' | 'waitMs'>): LoginHandle {
+      const existing = connections.get(name);
+      if (!existing) throw new Error(`no MCP server "${name}" is configured`);
+      if (existing.server.auth !== 'oauth') throw new Error(`server ${name}: OAuth login needs mcp_servers.${name}.auth set to "oauth" on an HTTP (url) server`);
+      const handle = startLogin({ ...options, server: existing.server, tokensDir, logger: deps.logger, now });
+      return {
+        offer: handle.offer,
+        done: handle.done.then(async (result) => {
+          if (connections.get(name) === existing) await manager.reconnect(name);
+          return result;
+        }),
+      };
+    },
     list(): McpServerView[] {
       return [...connections.values()].map((c) => ({ ...c.state, tools: registered.get(c.server.name) ?? [] }));
     },
@@ -144,7 +165,7 @@ export function createMcpManager(deps: McpManagerDeps) {
 export type McpManager = ReturnType<typeof createMcpManager>;
 
 export function mcpPaths(homeRoot: string) {
-  return { logsDir: path.join(homeRoot, 'logs'), mediaDir: path.join(homeRoot, 'mcp-media') };
+  return { logsDir: path.join(homeRoot, 'logs'), mediaDir: path.join(homeRoot, 'mcp-media'), tokensDir: tokensDirOf(homeRoot) };
 }
 
 function list(names: string[]): string {

@@ -1,5 +1,6 @@
 import type { ConfigFile, McpServerConfig } from '../config/types.js';
 import { expandTilde } from '../config/home.js';
+import { checkClientMetadataUrl, resolveOAuth, type ResolvedOAuth } from './oauth-config.js';
 
 export type McpProtocol = 'auto' | 'stateless' | 'legacy';
 export type McpTransportKind = 'stdio' | 'streamable-http' | 'sse';
@@ -44,6 +45,8 @@ export interface ResolvedMcpServer {
   maxLifetimeMs: number;
   tools: McpToolPolicy;
   auth?: 'oauth';
+  /** The `oauth` mapping (spec 2.3), set when `auth: oauth`. */
+  oauth?: ResolvedOAuth;
   trust: 'full' | 'untrusted';
   elicitation: { enabled: boolean; timeoutMs: number };
   sampling: { enabled: boolean; model?: string; maxTokens?: number; maxRequestsPerMinute?: number };
@@ -113,6 +116,14 @@ export function resolveMcpServer(name: string, entry: McpServerConfig, warnings:
   const maxLife = num(e.max_lifetime_seconds) ?? num(lifecycle.max_lifetime_seconds) ?? 0;
   if (!isStdio && (idle > 0 || maxLife > 0)) warnings.push(`server ${name}: idle_timeout_seconds and max_lifetime_seconds apply to stdio servers only; ignored`);
   if (isStdio && e.auth !== undefined) warnings.push(`server ${name}: auth applies to HTTP servers only; ignored`);
+  const oauth = !isStdio && e.auth === 'oauth' ? resolveOAuth(e.oauth) : undefined;
+  if (oauth?.clientMetadataUrl) {
+    const checked = checkClientMetadataUrl(oauth.clientMetadataUrl);
+    if (!checked.ok) {
+      warnings.push(`server ${name}: oauth.client_metadata_url ${checked.reason}; not used (dynamic client registration instead)`);
+      oauth.clientMetadataUrl = undefined;
+    }
+  }
 
   return {
     name,
@@ -139,7 +150,8 @@ export function resolveMcpServer(name: string, entry: McpServerConfig, warnings:
       resources: boolLike(tools.resources, true),
       prompts: boolLike(tools.prompts, true),
     },
-    auth: !isStdio && e.auth === 'oauth' ? 'oauth' : undefined,
+    auth: oauth ? 'oauth' : undefined,
+    oauth,
     trust,
     elicitation: {
       enabled: elicitation.enabled !== false,

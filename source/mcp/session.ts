@@ -1,5 +1,5 @@
-import { Client, SSEClientTransport, StreamableHTTPClientTransport, type ClientCapabilities, type ListChangedHandlers, type Transport } from '@modelcontextprotocol/client';
-import type { HttpClient } from './http-fetch.js';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport, type ClientCapabilities, type ListChangedHandlers, type OAuthClientProvider, type Transport } from '@modelcontextprotocol/client';
+import type { FetchFn, HttpClient } from './http-fetch.js';
 import type { ResolvedMcpServer } from './server-config.js';
 import { GroupStdioTransport } from './stdio-transport.js';
 import type { StderrRing } from './stderr-ring.js';
@@ -25,6 +25,13 @@ export interface OpenSessionDeps {
   clientInfo: { name: string; version: string };
   cwd?: string;
   listChanged?: ListChangedHandlers;
+  /** `auth: oauth` servers: our provider, and the fetch that adds `oauth.user_agent` on token requests. */
+  oauth?: TransportAuth;
+}
+
+export interface TransportAuth {
+  provider: OAuthClientProvider;
+  fetch: FetchFn;
 }
 
 /**
@@ -86,16 +93,17 @@ async function attempt(deps: OpenSessionDeps, era: McpEra): Promise<McpSession> 
   };
 }
 
-function makeTransport(deps: OpenSessionDeps): Transport {
+export function makeTransport(deps: Pick<OpenSessionDeps, 'server' | 'stderr' | 'http' | 'cwd' | 'oauth'>): Transport {
   const { server } = deps;
   if (server.transport === 'stdio') {
     return new GroupStdioTransport({ command: server.command!, args: server.args, env: server.env, stderr: deps.stderr, cwd: deps.cwd });
   }
   const url = new URL(server.url!);
   const requestInit: RequestInit = { headers: server.headers };
-  const fetch = deps.http?.fetch;
-  if (server.transport === 'sse') return new SSEClientTransport(url, { requestInit, fetch, eventSourceInit: fetch ? { fetch: withHeaders(fetch, server.headers) } : undefined });
-  return new StreamableHTTPClientTransport(url, { requestInit, fetch });
+  const fetch = deps.oauth?.fetch ?? deps.http?.fetch;
+  const authProvider = deps.oauth?.provider;
+  if (server.transport === 'sse') return new SSEClientTransport(url, { requestInit, fetch, authProvider, eventSourceInit: fetch ? { fetch: withHeaders(fetch, server.headers) } : undefined });
+  return new StreamableHTTPClientTransport(url, { requestInit, fetch, authProvider });
 }
 
 /** The SSE GET stream does not get requestInit's headers: add them in its fetch. */

@@ -39,12 +39,6 @@ describe('switchboard CLI', () => {
     expect(result.stderr).toContain('Did you mean gateway?');
   });
 
-  it('says plainly that OAuth login is not available yet', async () => {
-    const result = await runCli(['mcp', 'login', 'x', '--home', tempHome().root]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toBe('switchboard mcp login is not available yet: it arrives with OAuth.\n');
-  });
-
   it('creates a working default config on first run and tells where and how to see the demo route', async () => {
     const home = tempHome();
     const show = await runCli(['config', 'show', '--home', home.root]);

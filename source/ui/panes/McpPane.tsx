@@ -7,7 +7,7 @@ import { fit } from '../format.js';
 import { theme } from '../theme.js';
 
 const statusColor: Record<McpServerStatus, string> = {
-  ready: theme.ok, connecting: theme.warn, reconnecting: theme.warn, degraded: theme.warn, recycled: theme.warn, failed: theme.error, disabled: theme.dim,
+  ready: theme.ok, connecting: theme.warn, reconnecting: theme.warn, degraded: theme.warn, recycled: theme.warn, failed: theme.error, disabled: theme.dim, 'needs-login': theme.warn,
 };
 
 export const OAUTH_NOT_AVAILABLE = 'OAuth login is not available yet: servers that need it stay failed. Use a token in the entry\'s headers (switchboard mcp add --header) for now.';

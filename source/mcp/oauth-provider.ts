@@ -1,0 +1,221 @@
+import type { Logger } from 'pino';
+import type {
+  OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import type { FetchFn } from './http-fetch.js';
+import { DEFAULT_CLIENT_NAME, type ResolvedOAuth } from './oauth-config.js';
+import { fromSaved, toSaved, type TokenStore } from './token-store.js';
+
+/** The server needs an interactive login; the gateway never opens a browser by itself. */
+export class NeedsLoginError extends Error {
+  readonly code = 'MCP_NEEDS_LOGIN';
+  constructor(readonly server: string, why: string) {
+    super(`server ${server}: ${why}; run: switchboard mcp login ${server}`);
+  }
+}
+
+/** Our NeedsLoginError anywhere in the cause chain (the transports wrap what the provider throws). */
+export function findNeedsLogin(error: unknown): NeedsLoginError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 6; depth++) {
+    if ((current as { code?: unknown }).code === 'MCP_NEEDS_LOGIN') return current as NeedsLoginError;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * Any sign that the server wants a new authorization: our NeedsLoginError, the SDK's UnauthorizedError,
+ * or a 401 after the one refresh-and-retry the transports make. Undefined for every other failure.
+ */
+export function asNeedsLogin(server: string, error: unknown): NeedsLoginError | undefined {
+  const found = findNeedsLogin(error);
+  if (found) return found;
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 6; depth++) {
+    const e = current as { name?: unknown; code?: unknown; status?: unknown; data?: { status?: unknown } };
+    if (e.name === 'UnauthorizedError' || e.code === 'CLIENT_HTTP_AUTHENTICATION' || e.status === 401 || e.data?.status === 401) {
+      return new NeedsLoginError(server, 'the server still answers 401 after a token refresh');
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export interface OAuthProviderDeps {
+  server: string;
+  oauth: ResolvedOAuth;
+  store: TokenStore;
+  logger: Logger;
+  now: () => number;
+  /**
+   * `headless`: stored tokens and refresh only; anything needing a person throws NeedsLoginError.
+   * `login`: a fresh authorization (stored tokens are ignored) through `onAuthorizationUrl`.
+   */
+  mode: { kind: 'headless' } | { kind: 'login'; redirectUrl: string; state: string; onAuthorizationUrl(url: URL): void };
+}
+
+/** Our OAuthClientProvider (SDK v2): token files, CIMD or DCR (spec 5.3), the `.cimd-off` marker (spec 3.2). */
+export function createOAuthProvider(deps: OAuthProviderDeps) {
+  const { server, oauth, store, logger, mode } = deps;
+  let verifier: string | undefined;
+  let freshTokens: StoredOAuthTokens | undefined;
+  let lastClientId: string | undefined;
+  let discovery: OAuthDiscoveryState | undefined = mode.kind === 'headless' ? store.readTokenFile().discovery : undefined;
+
+  const documentUrl = (): string | undefined => (oauth.cimd && !store.documentRefused() ? oauth.clientMetadataUrl : undefined);
+  // Headless needs some redirect URL for the SDK to take the authorization-code path; it is never used.
+  const redirectUrl = mode.kind === 'login' ? mode.redirectUrl : 'http://127.0.0.1/callback';
+
+  const provider: OAuthClientProvider = {
+    get redirectUrl() {
+      return redirectUrl;
+    },
+    get clientMetadataUrl() {
+      return documentUrl();
+    },
+    get clientMetadata(): OAuthClientMetadata {
+      return {
+        client_name: oauth.clientName ?? DEFAULT_CLIENT_NAME,
+        redirect_uris: [redirectUrl],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: oauth.tokenEndpointAuthMethod ?? (oauth.clientSecret ? 'client_secret_basic' : 'none'),
+      };
+    },
+    state: mode.kind === 'login' ? () => mode.state : undefined,
+
+    clientInformation(): StoredOAuthClientInformation | undefined {
+      // When the server takes documents, the document wins over an older DCR registration (spec 3.2: after
+      // `mcp login` clears the marker, the document is tried again); undefined lets the SDK pick it.
+      const documentFirst = documentUrl() !== undefined && discovery?.authorizationServerMetadata?.client_id_metadata_document_supported === true;
+      const info = configuredClient(oauth) ?? (documentFirst ? documentClient() : store.readRegistration() ?? documentClient());
+      lastClientId = info?.client_id;
+      if (!info && mode.kind === 'headless') throw new NeedsLoginError(server, 'not logged in (no client registration or tokens)');
+      return info;
+    },
+    saveClientInformation(info: StoredOAuthClientInformation): void {
+      if (oauth.clientId !== undefined && info.client_id === oauth.clientId) return; // pre-registered in config.json
+      if (info.client_id === oauth.clientMetadataUrl) store.updateTokenFile((file) => ({ ...file, documentClient: info }));
+      else store.writeRegistration(info);
+      lastClientId = info.client_id;
+    },
+
+    tokens(): StoredOAuthTokens | undefined {
+      if (mode.kind === 'login') return freshTokens;
+      const saved = store.readTokenFile().tokens;
+      return saved ? fromSaved(saved, deps.now()) : undefined;
+    },
+    saveTokens(tokens: StoredOAuthTokens): void {
+      const previous = mode.kind === 'login' ? undefined : store.readTokenFile().tokens;
+      // A refresh answer without a new refresh token keeps the old one (spec 3.2).
+      const kept = !tokens.refresh_token && previous?.refresh_token ? { ...tokens, refresh_token: previous.refresh_token } : tokens;
+      if (mode.kind === 'login') freshTokens = kept;
+      store.updateTokenFile(({ pendingScope, ...file }) => ({
+        ...file, tokens: toSaved(kept, deps.now()), discovery: discovery ?? file.discovery, ...(mode.kind === 'login' ? {} : { pendingScope }),
+      }));
+    },
+
+    redirectToAuthorization(url: URL): void {
+      if (mode.kind === 'headless') {
+        const scope = url.searchParams.get('scope');
+        if (scope) store.updateTokenFile((file) => ({ ...file, pendingScope: scope }));
+        throw new NeedsLoginError(server, 'authorization needed (no tokens, the refresh failed, or a wider scope is required)');
+      }
+      // A step-up recorded while headless: ask for its scope as well.
+      const wanted = unionScopes(url.searchParams.get('scope'), store.readTokenFile().pendingScope);
+      if (wanted) url.searchParams.set('scope', wanted);
+      mode.onAuthorizationUrl(url);
+    },
+    saveCodeVerifier(codeVerifier: string): void {
+      verifier = codeVerifier;
+    },
+    codeVerifier(): string {
+      if (!verifier) throw new Error(`server ${server}: no PKCE code verifier for this login`);
+      return verifier;
+    },
+
+    saveDiscoveryState(state: OAuthDiscoveryState): void {
+      discovery = state;
+    },
+    discoveryState: () => discovery,
+
+    invalidateCredentials(scope): void {
+      if (scope === 'client' || scope === 'all') dropClient();
+      if (scope === 'tokens' || scope === 'all') {
+        freshTokens = undefined;
+        store.updateTokenFile(({ tokens: _dropped, ...rest }) => rest);
+      }
+      if (scope === 'discovery' || scope === 'all') {
+        discovery = undefined;
+        store.updateTokenFile(({ discovery: _dropped, ...rest }) => rest);
+      }
+    },
+  };
+
+  function documentClient(): StoredOAuthClientInformation | undefined {
+    const url = documentUrl();
+    const saved = store.readTokenFile().documentClient;
+    return url && saved?.client_id === url ? saved : undefined;
+  }
+
+  /** The token endpoint refused our client: a refused document means the marker and DCR from then on. */
+  function dropClient(): void {
+    if (lastClientId !== undefined && lastClientId === oauth.clientMetadataUrl) {
+      logger.warn(`server ${server}: the authorization server refused the client metadata document ${lastClientId} (invalid_client); using dynamic client registration from now on (marker ${store.files.marker}; switchboard mcp login ${server} tries the document again)`);
+      store.writeMarker(`invalid_client for ${lastClientId} at ${new Date(deps.now()).toISOString()}`);
+      store.updateTokenFile(({ documentClient: _dropped, ...rest }) => rest);
+    } else if (lastClientId !== undefined && lastClientId !== oauth.clientId) {
+      store.removeRegistration();
+    }
+    lastClientId = undefined;
+  }
+
+  return {
+    provider,
+    /** The token endpoint once discovery found it (for the `user_agent` fetch). */
+    tokenEndpoint: (): string | undefined => discovery?.authorizationServerMetadata?.token_endpoint,
+    discovery: () => discovery,
+  };
+}
+
+export type OAuthProviderHandle = ReturnType<typeof createOAuthProvider>;
+
+function unionScopes(...scopes: Array<string | null | undefined>): string | undefined {
+  const all = [...new Set(scopes.flatMap((s) => (s ? s.split(/\s+/) : [])).filter(Boolean))];
+  return all.length > 0 ? all.join(' ') : undefined;
+}
+
+function configuredClient(oauth: ResolvedOAuth): StoredOAuthClientInformation | undefined {
+  if (oauth.clientId === undefined) return undefined;
+  return {
+    client_id: oauth.clientId,
+    ...(oauth.clientSecret !== undefined ? { client_secret: oauth.clientSecret } : {}),
+    ...(oauth.tokenEndpointAuthMethod !== undefined ? { token_endpoint_auth_method: oauth.tokenEndpointAuthMethod } : {}),
+  };
+}
+
+/**
+ * `oauth.user_agent` on token-endpoint requests only (code exchange and refresh, spec 5.3 item 4):
+ * every other request (MCP traffic, discovery, registration) goes out unchanged.
+ */
+export function withTokenEndpointUserAgent(fetch: FetchFn, userAgent: string | undefined, tokenEndpoint: () => string | undefined): FetchFn {
+  if (!userAgent) return fetch;
+  return (url, init) => {
+    const endpoint = tokenEndpoint();
+    const target = typeof url === 'string' ? url : url.href;
+    if (!endpoint || (init?.method ?? 'GET').toUpperCase() !== 'POST' || stripQuery(target) !== stripQuery(endpoint)) return fetch(url, init);
+    const headers = new Headers(init?.headers);
+    headers.set('user-agent', userAgent);
+    return fetch(url, { ...init, headers });
+  };
+}
+
+function stripQuery(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return url;
+  }
+}
