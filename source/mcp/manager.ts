@@ -10,6 +10,8 @@ import type { SampleFn } from './server-requests.js';
 
 export interface McpServerView extends McpServerState {
   tools: CatalogEntry[];
+  /** `auth: oauth`: the server can be logged in to (console `l`, `mcp login`). */
+  oauth: boolean;
 }
 
 export interface McpManagerDeps {
@@ -152,7 +154,7 @@ export function createMcpManager(deps: McpManagerDeps) {
       };
     },
     list(): McpServerView[] {
-      return [...connections.values()].map((c) => ({ ...c.state, tools: registered.get(c.server.name) ?? [] }));
+      return [...connections.values()].map((c) => ({ ...c.state, tools: registered.get(c.server.name) ?? [], oauth: c.server.auth === 'oauth' }));
     },
     connection: (name: string) => connections.get(name),
     async stop(): Promise<void> {

@@ -7,6 +7,7 @@ import { parseInstallLink, type InstallLink } from '../mcp/install-link.js';
 import type { ConfigIssue } from '../config/validate.js';
 import type { EditorResult } from '../infra/editor.js';
 import { InstallConfirmation, type InstallDecision } from './components/InstallConfirmation.js';
+import { LoginDialog } from './components/LoginDialog.js';
 import { ConfigProblems } from './components/ConfigProblems.js';
 import { ElicitationDialog, type ElicitationChoice } from './components/ElicitationDialog.js';
 import { Form } from './components/Form.js';
@@ -35,15 +36,17 @@ export interface AppProps {
   model: ConsoleModel;
   gateway: ConsoleGateway;
   copy: (text: string) => Promise<boolean>;
+  /** Opens a browser on a URL when this machine has a display (OAuth login); says whether it did. */
+  openUrl: (url: string) => boolean;
   /** Opens $EDITOR on a file (the terminal is suspended around it). */
   openEditor: (file: string) => Promise<EditorResult>;
   onQuit: () => void;
 }
 
 type Overlay = { kind: 'none' } | { kind: 'help' } | { kind: 'command'; text: string } | { kind: 'filter'; text: string } | { kind: 'quit' } | { kind: 'install'; link: InstallLink }
-  | { kind: 'form'; form: EditForm; errors: FieldErrors; busy: boolean } | { kind: 'subscribed'; view: SubscribedView } | { kind: 'configProblems'; issues: ConfigIssue[]; reason: string };
+  | { kind: 'form'; form: EditForm; errors: FieldErrors; busy: boolean } | { kind: 'subscribed'; view: SubscribedView } | { kind: 'configProblems'; issues: ConfigIssue[]; reason: string } | { kind: 'login'; server: string };
 /** Overlays that take the whole pane area. */
-const fullOverlays: ReadonlySet<Overlay['kind']> = new Set(['help', 'install', 'form', 'subscribed', 'configProblems']);
+const fullOverlays: ReadonlySet<Overlay['kind']> = new Set(['help', 'install', 'form', 'subscribed', 'configProblems', 'login']);
 
 const panes = ['MCP', 'Webhooks', 'Jobs', 'Approvals', 'Logs', 'Output'] as const;
 /** Tab titles: long ones where they fit (wide terminals), short ones down to 80 columns. */
@@ -55,7 +58,7 @@ const approvalDialogHeightWithoutArgs = 10;
 type PaneName = (typeof panes)[number];
 
 /** The operator console: header, panes, the approval dialog over them, and one keymap. */
-export function App({ model, gateway, copy, openEditor, onQuit }: AppProps) {
+export function App({ model, gateway, copy, openUrl, openEditor, onQuit }: AppProps) {
   const { suspendTerminal } = useApp();
   const state = useConsoleState(model);
   const now = useNow(1000);
@@ -179,7 +182,7 @@ export function App({ model, gateway, copy, openEditor, onQuit }: AppProps) {
       if (key.escape) setOverlay({ kind: 'none' });
       return;
     }
-    if (overlay.kind === 'install') return; // the confirmation takes every key
+    if (overlay.kind === 'install' || overlay.kind === 'login') return; // the dialog takes every key
     if (paneCapture) return;
     if (elicitation && !(key.ctrl && input === 'c')) return; // its form takes typed text: q or ? are letters there
     const binding = commandFor(input, key, ['global']);
@@ -210,7 +213,7 @@ export function App({ model, gateway, copy, openEditor, onQuit }: AppProps) {
   const renderPane = (name: PaneName, paneWidth: number, focused: boolean, height = activeHeight) => {
     const common = { state, width: paneWidth, focused, height };
     switch (name) {
-      case 'MCP': return <McpPane {...common} gateway={gateway} onNotice={setNotice} onEdit={edit} />;
+      case 'MCP': return <McpPane {...common} gateway={gateway} onNotice={setNotice} onEdit={edit} onLogin={(server) => setOverlay({ kind: 'login', server })} />;
       case 'Webhooks': return <WebhooksPane {...common} gateway={gateway} onNotice={setNotice} onCopy={copyThing} onCapture={setPaneCapture} onEdit={edit} />;
       case 'Jobs': return <JobsPane {...common} gateway={gateway} now={now} onNotice={setNotice} onEdit={edit} />;
       case 'Approvals': return <ApprovalsPane {...common} now={now} />;
@@ -236,6 +239,7 @@ export function App({ model, gateway, copy, openEditor, onQuit }: AppProps) {
       {overlay.kind === 'install' ? <InstallConfirmation link={overlay.link} existingNames={configuredServerNames(homeLayout(state.snapshot.home).configFile)} onDecision={(decision) => install(overlay.link, decision)} /> : null}
       {overlay.kind === 'form' ? <Form key={overlay.form.title} title={overlay.form.title} fields={overlay.form.fields} width={width} height={rows - 3} errors={overlay.errors} busy={overlay.busy} onSubmit={(values) => saveForm(overlay.form, values)} onCancel={() => { setOverlay({ kind: 'none' }); setNotice('Edit cancelled; nothing was written.'); }} /> : null}
       {overlay.kind === 'subscribed' ? <SubscriptionCard view={overlay.view} width={width} secretOf={gateway.webhooks.secretFor} onCopy={copyThing} onClose={(text) => { setOverlay({ kind: 'none' }); if (text) setNotice(text); }} /> : null}
+      {overlay.kind === 'login' ? <LoginDialog key={overlay.server} server={overlay.server} login={gateway.mcp.login} openUrl={openUrl} copy={copyThing} width={width} onClose={(text) => { setOverlay({ kind: 'none' }); setNotice(text); }} /> : null}
       {overlay.kind === 'configProblems' ? <ConfigProblems issues={overlay.issues} reason={overlay.reason} width={width} height={rows - 3} /> : null}
       {elicitation ? <ElicitationDialog key={elicitation.id} request={elicitation} position={1} total={state.approvals.length} now={now} width={width} height={rows - 3} onChoice={answer} /> : null}
       {dialogOpen && head && !elicitation ? <ApprovalDialog key={head.id} request={head} position={1} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} onChoice={decide} onCapture={setPaneCapture} /> : null}

@@ -19,7 +19,7 @@ export interface ConsoleGateway {
   approvals: ApprovalQueue;
   runAgent: RunAgent;
   deliveries: DeliveryService;
-  mcp: Pick<McpCommands, 'reload' | 'reconnect' | 'list' | 'stderrTail'>;
+  mcp: Pick<McpCommands, 'reload' | 'reconnect' | 'list' | 'stderrTail' | 'login'>;
   webhooks: Gateway['webhooks'];
   jobs: JobsCore;
   config: Gateway['config'];

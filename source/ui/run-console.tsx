@@ -2,6 +2,7 @@ import { render } from 'ink';
 import type { HomeLayout } from '../config/home.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { createGateway } from '../gateway/gateway.js';
+import { canOpenBrowser, openBrowser } from '../infra/browser.js';
 import { copyToClipboard } from '../infra/clipboard.js';
 import { openInEditor } from '../infra/editor.js';
 import { createLogger } from '../infra/logger.js';
@@ -33,7 +34,7 @@ export async function runConsole(home: HomeLayout, config: ResolvedConfig): Prom
     })();
     return stopping;
   };
-  const app = render(<App model={model} gateway={gateway} copy={copyToClipboard} openEditor={(file) => openInEditor(file)} onQuit={() => void shutdown('operator quit')} />, { exitOnCtrlC: false, alternateScreen: true, maxFps: 30, interactive: terminalIsInteractive() });
+  const app = render(<App model={model} gateway={gateway} copy={copyToClipboard} openUrl={openUrlWhenDisplayed} openEditor={(file) => openInEditor(file)} onQuit={() => void shutdown('operator quit')} />, { exitOnCtrlC: false, alternateScreen: true, maxFps: 30, interactive: terminalIsInteractive() });
   const onSignal = (signal: NodeJS.Signals) => void shutdown(`${signal} received`);
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
@@ -44,4 +45,11 @@ export async function runConsole(home: HomeLayout, config: ResolvedConfig): Prom
   store.close();
   closeLog();
   return 0;
+}
+
+/** A browser for OAuth login only where there is a display (never over plain SSH or in CI). */
+function openUrlWhenDisplayed(url: string): boolean {
+  if (!canOpenBrowser()) return false;
+  openBrowser(url);
+  return true;
 }

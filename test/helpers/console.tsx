@@ -19,7 +19,9 @@ export async function renderConsole(options: { edit?: (config: ConfigFile) => vo
   await gateway.start();
   const model = createConsoleModel({ gateway, flushMs: 5 });
   const copied: string[] = [];
-  const view = render(<App model={model} gateway={gateway} copy={async (text) => { copied.push(text); return true; }} openEditor={(file) => openInEditor(file, { ...process.env, EDITOR: options.editor ?? 'false' })} onQuit={() => {}} />);
+  /** URLs the console asked a browser to open (OAuth login); none is opened for real. */
+  const opened: string[] = [];
+  const view = render(<App model={model} gateway={gateway} copy={async (text) => { copied.push(text); return true; }} openUrl={(url) => { opened.push(url); return true; }} openEditor={(file) => openInEditor(file, { ...process.env, EDITOR: options.editor ?? 'false' })} onQuit={() => {}} />);
   if (options.size) {
     Object.defineProperty(view.stdout, 'columns', { value: options.size.columns, configurable: true });
     Object.defineProperty(view.stdout, 'rows', { value: options.size.rows, configurable: true });
@@ -31,7 +33,7 @@ export async function renderConsole(options: { edit?: (config: ConfigFile) => vo
     await gateway.stop('test over');
     store.close();
   };
-  return { ...view, home, gateway, store, copied, close };
+  return { ...view, home, gateway, store, copied, opened, close };
 }
 
 /** Types into the focused input one key at a time (as a person would), then waits for the text to show. */

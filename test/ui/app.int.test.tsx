@@ -23,7 +23,7 @@ async function consoleWith(script: Parameters<typeof startScriptedModel>[0]) {
   closers.push(consoleModel.dispose);
   const copied: string[] = [];
   let quit = 0;
-  const view = render(<App model={consoleModel} gateway={gateway} copy={async (text) => { copied.push(text); return true; }} openEditor={async () => ({ ok: false, reason: 'no editor in this test' })} onQuit={() => { quit += 1; }} />);
+  const view = render(<App model={consoleModel} gateway={gateway} copy={async (text) => { copied.push(text); return true; }} openUrl={() => false} openEditor={async () => ({ ok: false, reason: 'no editor in this test' })} onQuit={() => { quit += 1; }} />);
   closers.push(view.unmount);
   return { ...view, home, gateway, copied, quits: () => quit };
 }

@@ -26,7 +26,7 @@ async function consoleWith(server: McpServerConfig, script: ScriptStep[]) {
   closers.push(async () => { await gateway.stop('test over'); store.close(); });
   const consoleModel = createConsoleModel({ gateway, flushMs: 5 });
   closers.push(consoleModel.dispose);
-  const view = render(<App model={consoleModel} gateway={gateway} copy={async () => true} openEditor={async () => ({ ok: false, reason: 'no editor here' })} onQuit={() => {}} />);
+  const view = render(<App model={consoleModel} gateway={gateway} copy={async () => true} openUrl={() => false} openEditor={async () => ({ ok: false, reason: 'no editor here' })} onQuit={() => {}} />);
   Object.defineProperty(view.stdout, 'columns', { value: 120, configurable: true });
   Object.defineProperty(view.stdout, 'rows', { value: 30, configurable: true });
   view.stdout.emit('resize');

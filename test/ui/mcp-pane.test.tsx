@@ -7,7 +7,7 @@ const closers: Array<() => unknown> = [];
 afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
 
 describe('MCP servers pane (1)', () => {
-  it('shows status, era, transport and tool count; Enter lists tools with read-only marks; R reconnects; l says OAuth is not there', async () => {
+  it('shows status, era, transport and tool count; Enter lists tools with read-only marks; R reconnects; l on a server without OAuth says why', async () => {
     const view = await renderConsole({
       edit: (config) => { config.mcp_servers = { fx: { command: NODE, args: [FIXTURE_SERVER, 'stdio'] } }; },
     });
@@ -24,7 +24,7 @@ describe('MCP servers pane (1)', () => {
     stdin.write(keys.escape);
     await waitForFrame(lastFrame, (f) => f.includes('12 tools'));
     stdin.write('l');
-    await waitForFrame(lastFrame, (f) => f.includes('OAuth login is not available yet'));
+    await waitForFrame(lastFrame, (f) => f.includes('fx does not use OAuth: set mcp_servers.fx.auth to "oauth"'));
     stdin.write('R');
     await waitForFrame(lastFrame, (f) => f.includes('Reconnecting fx'));
     // A real reconnect: the server process is replaced and comes back ready.

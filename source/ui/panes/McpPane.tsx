@@ -10,11 +10,9 @@ const statusColor: Record<McpServerStatus, string> = {
   ready: theme.ok, connecting: theme.warn, reconnecting: theme.warn, degraded: theme.warn, recycled: theme.warn, failed: theme.error, disabled: theme.dim, 'needs-login': theme.warn,
 };
 
-export const OAUTH_NOT_AVAILABLE = 'OAuth login is not available yet: servers that need it stay failed. Use a token in the entry\'s headers (switchboard mcp add --header) for now.';
-
-/** Configured MCP servers: status, era, transport, tools; Enter lists the tools and the stderr tail; R reconnects. */
-export function McpPane({ state, gateway, height, width, focused, onNotice, onEdit }: {
-  state: ConsoleState; gateway: Pick<ConsoleGateway, 'mcp'>; height: number; width: number; focused: boolean; onNotice: (text: string) => void; onEdit: (target: EditTarget) => void;
+/** Configured MCP servers: status, era, transport, tools; Enter lists the tools and the stderr tail; R reconnects; l logs in (OAuth). */
+export function McpPane({ state, gateway, height, width, focused, onNotice, onEdit, onLogin }: {
+  state: ConsoleState; gateway: Pick<ConsoleGateway, 'mcp'>; height: number; width: number; focused: boolean; onNotice: (text: string) => void; onEdit: (target: EditTarget) => void; onLogin: (server: string) => void;
 }) {
   const nameWidth = Math.min(24, Math.max(8, ...state.mcpServers.map((server) => server.name.length)));
   const rows: ListRow[] = state.mcpServers.map((server) => {
@@ -35,7 +33,11 @@ export function McpPane({ state, gateway, height, width, focused, onNotice, onEd
       rows={rows} height={height} width={width} focused={focused} scopes={['mcp']}
       empty="No MCP servers. Add one with: switchboard mcp add <name> --command <cmd> [--arg A]... (or --url <URL>); the console connects it within seconds."
       onCommand={(command, row) => {
-        if (command === 'mcp.login') return onNotice(OAUTH_NOT_AVAILABLE);
+        if (command === 'mcp.login') {
+          const server = state.mcpServers.find((candidate) => candidate.name === row?.key);
+          if (!server) return onNotice('No MCP server selected.');
+          return server.oauth ? onLogin(server.name) : onNotice(`${server.name} does not use OAuth: set mcp_servers.${server.name}.auth to "oauth" on an HTTP (url) server (e edits it), then l logs in.`);
+        }
         if (command === 'item.edit') return row ? onEdit({ kind: 'mcp', name: row.key }) : onNotice('No MCP server selected.');
         if (command !== 'mcp.reconnect') return;
         if (!row) return onNotice('No MCP server selected.');
