@@ -8,6 +8,7 @@ import { routeTargetIssues } from '../delivery/check-config.js';
 import { maskSecrets } from '../config/mask.js';
 import { validateConfig } from '../config/validate.js';
 import { runningGateway } from '../gateway/lock.js';
+import { appliedLive, changedKeys } from '../config/changed-keys.js';
 import { writeConfigFile } from '../infra/config-file.js';
 import { createAuditLog } from '../store/audit.js';
 import { openStore } from '../store/database.js';
@@ -83,7 +84,12 @@ function change(command: Command, key: string, value: unknown): void {
   recordChange(home, value === undefined ? `unset ${formatKeyPath(segments)}` : `set ${formatKeyPath(segments)}`);
   say(value === undefined ? `Removed ${formatKeyPath(segments)}.` : `Set ${formatKeyPath(segments)} = ${JSON.stringify(maskSecrets({ [segments.at(-1)!]: value })[segments.at(-1)!])}`);
   const gateway = runningGateway(home.lockFile);
-  if (gateway) say(`A gateway is running (pid ${gateway.pid}); restart it to apply the change.`);
+  const changed = changedKeys(file, next);
+  if (!gateway || changed.length === 0) return;
+  const waiting = changed.filter((entry) => !appliedLive(entry));
+  say(waiting.length === 0
+    ? `The running gateway (pid ${gateway.pid}) applies this within a few seconds.`
+    : `A gateway is running (pid ${gateway.pid}); restart it to apply ${waiting.join(', ')}.`);
 }
 
 function recordChange(home: HomeLayout, detail: string): void {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { setAt } from '../config/edit.js';
 import { ConfigError } from '../config/errors.js';
+import { changedKeys, shapesRoutes } from '../config/changed-keys.js';
 import { formatKeyPath } from '../config/key-path.js';
 import { resolveConfig, type ResolvedConfig } from '../config/load.js';
 import type { ConfigFile } from '../config/types.js';
@@ -31,8 +32,11 @@ export interface ConfigCommands {
   read(): ConfigFile;
   /** Sets one key (undefined removes it) when the whole result is valid, writes the file, applies the change. */
   set(segments: readonly string[], value: unknown): Promise<ConfigChangeResult>;
-  /** Rereads config.json: when valid, applies what changed; when not, the config in effect stays and the file is left as it is. */
-  reload(): Promise<ConfigChangeResult>;
+  /**
+   * Rereads config.json: when valid, applies what changed; when not, the config in effect stays and the
+   * file is left as it is. `by` is recorded in the audit trail: `console` (E), `file` (the config watch).
+   */
+  reload(by?: 'console' | 'file'): Promise<ConfigChangeResult>;
   /** The checked config in effect. */
   current(): ResolvedConfig;
 }
@@ -47,9 +51,6 @@ export interface ConfigCommandDeps {
   webhooks: { replaceRoutes(next: Map<string, ResolvedRoute>): NonNullable<ConfigApplied['routes']> } | null;
   env?: NodeJS.ProcessEnv;
 }
-
-/** Keys whose change the running gateway applies without a restart (everything else waits for one). */
-const liveRoutesKeys = ['platforms.webhook.extra.secret', 'platforms.webhook.extra.rate_limit'];
 
 export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
   const { home } = deps.initial;
@@ -89,8 +90,8 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
   const apply = async (resolved: ResolvedConfig, routes: Map<string, ResolvedRoute> | null, by: string): Promise<ConfigApplied> => {
     const changed = changedKeys(current.values, resolved.values);
     const mcpChanged = changed.some((key) => key.startsWith('mcp_servers'));
-    const routesChanged = changed.some((key) => key.startsWith('platforms.webhook.extra.routes') || liveRoutesKeys.includes(key));
-    const live = (key: string) => key.startsWith('mcp_servers') || (routes !== null && (key.startsWith('platforms.webhook.extra.routes') || liveRoutesKeys.includes(key)));
+    const routesChanged = changed.some(shapesRoutes);
+    const live = (key: string) => key.startsWith('mcp_servers') || (routes !== null && shapesRoutes(key));
     current = resolved;
     const applied: ConfigApplied = {
       changed,
@@ -101,8 +102,8 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
     if (changed.length > 0) {
       deps.audit.record(by, 'config.changed', changed.join(', '));
       deps.logger.info(`config.json changed (${changed.join(', ')})${applied.restartNeeded.length > 0 ? `; needs a restart: ${applied.restartNeeded.join(', ')}` : ''}`);
+      deps.events.emit('config.changed', { changed, restartNeeded: applied.restartNeeded });
     }
-    deps.events.emit('config.changed', { changed, restartNeeded: applied.restartNeeded });
     return applied;
   };
 
@@ -125,39 +126,13 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
       writeConfigFile(home.configFile, next as Record<string, unknown>);
       return { ok: true, value: await apply(checked.resolved, checked.routes, 'console') };
     }),
-    reload: () => serially(async () => {
+    reload: (by = 'console') => serially(async () => {
       const raw = readRaw();
       if (!raw.ok) return refused([raw.issue], 'config.json cannot be read; the previous config stays in effect');
       const checked = check(raw.file);
       if (!checked.ok) return refused(checked.issues, 'config.json is invalid; the previous config stays in effect');
-      return { ok: true, value: await apply(checked.resolved, checked.routes, 'console') };
+      return { ok: true, value: await apply(checked.resolved, checked.routes, by) };
     }),
     current: () => current,
   };
-}
-
-/** Which entries differ: one path per MCP server, route, webhook setting or platform, else per top-level key. */
-export function changedKeys(before: ConfigFile, after: ConfigFile): string[] {
-  const out: string[] = [];
-  const walk = (a: unknown, b: unknown, at: string[], depth: (path: string[]) => boolean) => {
-    if (JSON.stringify(a) === JSON.stringify(b)) return;
-    const objects = isObject(a) || isObject(b);
-    if (!objects || !depth(at)) return void out.push(formatKeyPath(at));
-    const left = isObject(a) ? a : {};
-    const right = isObject(b) ? b : {};
-    for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) walk(left[key], right[key], [...at, key], depth);
-  };
-  // Descend into the maps whose entries are applied one by one, and into the platforms.
-  const descend = (at: string[]) => {
-    const path = at.join('.');
-    return at.length === 0 || path === 'mcp_servers' || path === 'platforms' || path === 'platforms.webhook' || path === 'platforms.webhook.extra' || path === 'platforms.webhook.extra.routes';
-  };
-  const { $schema: _before, ...left } = before;
-  const { $schema: _after, ...right } = after;
-  walk(left, right, [], descend);
-  return out;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -19,6 +19,7 @@ import { createWebhookPlatform, type WebhookPlatform } from '../webhooks/platfor
 import { subscribeWebhook, unsubscribeWebhook, type SubscribeRequest, type Subscribed, type SubscriptionResult } from '../webhooks/subscribe.js';
 import type { DeliveryState } from '../store/webhook-deliveries.js';
 import { createConfigCommands, type ConfigCommands } from './config-commands.js';
+import { createConfigWatch } from './config-watch.js';
 import { createGatewayEvents, type GatewayEvents } from './events.js';
 import { createLifecycle, type Component } from './lifecycle.js';
 import { acquireGatewayLock } from './lock.js';
@@ -170,6 +171,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       },
     });
   }
+  // Last: edits from other processes are applied only once everything they touch is running.
+  components.push(createConfigWatch({ file: config.home.configFile, reload: () => configCommands.reload('file'), logger }));
   const lifecycle = createLifecycle(components, (name, error) => logger.error({ err: error }, `Stopping ${name} failed`));
 
   return {

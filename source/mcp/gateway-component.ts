@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { ResolvedModel } from '../agent/model-config.js';
 import type { ApprovalRequester, ToolRegistry } from '../agent/types.js';
@@ -12,7 +11,7 @@ import { createSampler } from './sampler.js';
 export interface McpCommands {
   /**
    * Spec `/reload-mcp`: re-reads config.json; reconnects changed entries, drops removed ones, keeps the rest.
-   * The component also does this by itself within about a second when `mcp_servers` changes on disk.
+   * The gateway's config watch calls it within about a second when `mcp_servers` changes on disk.
    */
   reload(): Promise<McpReloadResult>;
   /** Closes and reconnects one server with its current entry; false when no such server. */
@@ -41,8 +40,6 @@ export function createMcpComponent(deps: {
   approvals: ApprovalRequester;
   model: ResolvedModel;
   now?: () => number;
-  /** How often config.json is checked for `mcp_servers` changes (CLI `mcp add/remove/install`). Default 1000 ms. */
-  watchIntervalMs?: number;
 }): { component: Component; commands: McpCommands; snapshot(): McpSnapshot } {
   const manager = createMcpManager({
     registry: deps.tools,
@@ -54,41 +51,12 @@ export function createMcpComponent(deps: {
     onStatusChanged: (state) => deps.events.emit('mcp.statusChanged', state),
     onToolsChanged: (change) => deps.events.emit('mcp.toolsChanged', change),
   });
-  const configFile = deps.config.home.configFile;
-  let watcher: NodeJS.Timeout | undefined;
-  let seenMtimeMs = mtimeOf(configFile);
-  let seenServers = JSON.stringify(deps.config.values.mcp_servers ?? {});
-  let reloading: Promise<McpReloadResult> | undefined;
-
   let queue: Promise<unknown> = Promise.resolve();
-  /** One reload at a time: the watcher and an explicit reload never interleave. */
+  /** One reload at a time: the gateway's config watch and an explicit reload never interleave. */
   const reload = (): Promise<McpReloadResult> => {
-    const next = queue.then(() => {
-      const values = resolveConfig(loadOrCreateConfig(deps.config.home).file, deps.config.home).values;
-      seenServers = JSON.stringify(values.mcp_servers ?? {});
-      return manager.reload(values);
-    });
+    const next = queue.then(() => manager.reload(resolveConfig(loadOrCreateConfig(deps.config.home).file, deps.config.home).values));
     queue = next.catch(() => undefined);
     return next;
-  };
-  /** Another process (mcp add/remove/install, config set) changed config.json: reload MCP when its servers changed. */
-  const checkConfig = () => {
-    const mtimeMs = mtimeOf(configFile);
-    if (mtimeMs === seenMtimeMs || reloading) return;
-    seenMtimeMs = mtimeMs;
-    let servers: string;
-    try {
-      servers = JSON.stringify(resolveConfig(loadOrCreateConfig(deps.config.home).file, deps.config.home).values.mcp_servers ?? {});
-    } catch (error) {
-      deps.logger.warn(`config.json changed but cannot be used, MCP servers left as they are: ${(error as Error).message}`);
-      return;
-    }
-    if (servers === seenServers) return;
-    deps.logger.info('config.json changed: reloading MCP servers');
-    reloading = reload().catch((error) => {
-      deps.logger.warn(`MCP reload failed: ${(error as Error).message}`);
-      return undefined as never;
-    }).finally(() => { reloading = undefined; });
   };
 
   return {
@@ -96,12 +64,9 @@ export function createMcpComponent(deps: {
       name: 'mcp servers',
       start: async () => {
         await manager.start(deps.config.values);
-        watcher = setInterval(checkConfig, deps.watchIntervalMs ?? 1000);
-        watcher.unref();
       },
       stop: async () => {
-        if (watcher) clearInterval(watcher);
-        await reloading;
+        await queue;
         await manager.stop();
       },
     },
@@ -114,12 +79,4 @@ export function createMcpComponent(deps: {
     },
     snapshot: () => ({ servers: manager.list().map(({ tools, ...rest }) => ({ ...rest, toolCount: tools.length })) }),
   };
-}
-
-function mtimeOf(file: string): number {
-  try {
-    return fs.statSync(file).mtimeMs;
-  } catch {
-    return 0;
-  }
 }

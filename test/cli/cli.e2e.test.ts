@@ -91,6 +91,16 @@ describe('switchboard CLI', () => {
     expect(missing.stderr).toContain('timezone is not set');
   });
 
+  it('tells whether a running gateway applies a change by itself or needs a restart', async () => {
+    const home = await preparedHome();
+    // This test process stands in for the running gateway: the lock names a live pid.
+    fs.writeFileSync(home.lockFile, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
+    const route = await runCli(['config', 'set', 'platforms.webhook.extra.routes.demo.description', 'edited', '--home', home.root]);
+    expect(route.stdout + route.stderr).toContain(`The running gateway (pid ${process.pid}) applies this within a few seconds.`);
+    const zone = await runCli(['config', 'set', 'timezone', 'Europe/Paris', '--home', home.root]);
+    expect(zone.stdout + zone.stderr).toContain(`A gateway is running (pid ${process.pid}); restart it to apply timezone.`);
+  });
+
   it('lists every validation problem of a hand-edited file and exits non-zero', async () => {
     const home = await preparedHome();
     const config = JSON.parse(fs.readFileSync(home.configFile, 'utf8'));

@@ -2,9 +2,16 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../source/config/errors.js';
 import { GatewayLockedError, runningGateway } from '../../source/gateway/lock.js';
+import { defaultConfig } from '../../source/config/default-config.js';
+import { resolveConfig } from '../../source/config/load.js';
+import type { RouteConfig } from '../../source/config/types.js';
+import { createGateway } from '../../source/gateway/gateway.js';
+import { writeConfigFile } from '../../source/infra/config-file.js';
+import { openStore } from '../../source/store/database.js';
 import { createAuditLog } from '../../source/store/audit.js';
 import { makeGateway } from '../helpers/gateway.js';
 import { tempHome } from '../helpers/temp-home.js';
+import { captureLogger, githubHeaders, waitUntil } from '../helpers/webhooks.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -93,5 +100,36 @@ describe('gateway core', () => {
     await gateway.start();
     expect(gateway.webhookApp).toBeNull();
     expect(gateway.snapshot().webhook).toEqual({ enabled: false, url: null, routes: ['demo'], subscriptions: [], deliveries: null });
+  });
+
+  it('applies routes edited on disk by another process within seconds; an invalid edit changes nothing and is logged', async () => {
+    const home = tempHome();
+    const file = defaultConfig();
+    file.platforms!.webhook!.extra!.port = 0;
+    const routes = file.platforms!.webhook!.extra!.routes! as Record<string, RouteConfig>;
+    const write = () => writeConfigFile(home.configFile, file as Record<string, unknown>);
+    write();
+    const store = openStore(home.stateDb);
+    const { logger, log } = captureLogger('info');
+    const gateway = createGateway({ config: resolveConfig(file, home, {}), store, logger });
+    cleanups.push(async () => { await gateway.stop('test over'); store.close(); });
+    await gateway.start();
+    const url = gateway.snapshot().webhook.url!;
+    const post = (route: string) => {
+      const body = JSON.stringify({ hello: 'disk' });
+      return fetch(`${url}/webhooks/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...githubHeaders('disk-secret-0123456789', body, 'push') }, body });
+    };
+    expect((await post('fromdisk')).status).toBe(404);
+    routes.fromdisk = { secret: 'disk-secret-0123456789', deliver: 'log' };
+    write();
+    await waitUntil(async () => (await post('fromdisk')).status === 202, 10_000, 'the route written on disk is served');
+    expect(createAuditLog(store).recent().some((entry) => entry.source === 'file' && entry.detail?.includes('platforms.webhook.extra.routes.fromdisk'))).toBe(true);
+
+    // A route without a secret would stop a start: the watch leaves the config in effect and says why.
+    routes.broken = { deliver: 'log' };
+    write();
+    await waitUntil(() => log.lines.some((line) => line.includes('config.json changed on disk but was not applied') && line.includes('broken')), 10_000);
+    expect(gateway.webhooks.routes().map((route) => route.name)).toEqual(['demo', 'fromdisk']);
+    expect((await post('fromdisk')).status).toBe(202);
   });
 });

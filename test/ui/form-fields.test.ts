@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changedKeys } from '../../source/gateway/config-commands.js';
+import { changedKeys } from '../../source/config/changed-keys.js';
 import { parseField, type FormField } from '../../source/ui/forms/form-fields.js';
 import { definitionFields, entryFromValues, issuesByField } from '../../source/ui/forms/schema-fields.js';
 
