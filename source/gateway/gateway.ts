@@ -117,6 +117,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
       },
       stop: () => lock?.release(),
     },
+    // Writes of one event-loop turn share a commit while the gateway runs; stopped last, so every write commits.
+    {
+      name: 'store group commit',
+      start: () => deps.store.setGrouping(true, (error) => logger.error({ err: error }, 'Committing to state.db failed; the writes of that moment are lost')),
+      stop: () => deps.store.setGrouping(false),
+    },
     // Stopped after the approval queue is cancelled (STYLE.md section 2: cancel approvals, then close MCP clients).
     mcp.component,
     // Started before intake so that stopping (reverse order) closes intake first, then cancels approvals.
