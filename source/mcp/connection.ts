@@ -3,10 +3,11 @@ import type { Logger } from 'pino';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ApprovalRequester } from '../agent/types.js';
 import { createHttpClient, type HttpClient } from './http-fetch.js';
+import { isModernOnlyRejection } from './era-errors.js';
 import { preflight } from './preflight.js';
 import type { ResolvedMcpServer } from './server-config.js';
 import { clientCapabilities, installServerRequestHandlers, type SampleFn } from './server-requests.js';
-import { isModernOnlyRejection, openSession, type McpEra, type McpSession } from './session.js';
+import type { McpEra, McpSession } from './session.js';
 import { createStderrRing, type StderrRing } from './stderr-ring.js';
 
 export type McpServerStatus = 'disabled' | 'connecting' | 'ready' | 'degraded' | 'reconnecting' | 'recycled' | 'failed';
@@ -90,7 +91,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
     try {
       if (server.transport !== 'stdio') {
         if (!http) {
-          const made = createHttpClient(server);
+          const made = await createHttpClient(server);
           if (!made.ok) throw new FatalConnectError(made.reason);
           http = made.value;
         }
@@ -100,6 +101,8 @@ export function createMcpConnection(deps: ConnectionDeps) {
         }
       }
       const requestDeps = { server, approvals: deps.approvals, sample: deps.sample, now: deps.now };
+      // Loaded on the first connect: a gateway without MCP servers never loads the MCP SDK.
+      const { openSession } = await import('./session.js');
       const opened = openSession({
         server, stderr, http, signal: controller.signal,
         capabilities: clientCapabilities(requestDeps),

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import { Agent, fetch as undiciFetch } from 'undici';
 import type { ResolvedMcpServer } from './server-config.js';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -16,7 +15,7 @@ export interface HttpClient {
  * fetch for every request the transports make (the SSE/GET streams included, NOTES.md).
  * Missing certificate, key or CA files are reported naming the server and the path.
  */
-export function createHttpClient(server: ResolvedMcpServer): Outcome<HttpClient> {
+export async function createHttpClient(server: ResolvedMcpServer): Promise<Outcome<HttpClient>> {
   const connect: Record<string, unknown> = {};
   const read = (key: string, file: string): Outcome<string> => {
     try {
@@ -44,6 +43,7 @@ export function createHttpClient(server: ResolvedMcpServer): Outcome<HttpClient>
     } else connect.key = cert.value; // one PEM holding both
     if (server.clientCert.passphrase !== undefined) connect.passphrase = server.clientCert.passphrase;
   }
+  const { Agent, fetch: undiciFetch } = await import('undici'); // loaded only for HTTP servers
   const agent = new Agent({ connect });
   const fetch: FetchFn = (url, init) =>
     undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: agent }) as unknown as Promise<Response>;
