@@ -1,7 +1,6 @@
-import { APICallError, RetryError } from 'ai';
-
 /** The provider's own message, with the HTTP status, and the API key scrubbed should a provider echo it. */
-export function describeModelError(error: unknown, provider: string, apiKey?: string): string {
+export async function describeModelError(error: unknown, provider: string, apiKey?: string): Promise<string> {
+  const { APICallError, RetryError } = await import('ai'); // already loaded: a model call failed
   let cause = error;
   if (RetryError.isInstance(cause)) cause = cause.lastError;
   let message: string;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { generateText, jsonSchema, tool as aiTool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import type { Logger } from 'pino';
 import type { GatewayEvents } from '../gateway/events.js';
 import type { Store } from '../store/database.js';
@@ -30,7 +30,8 @@ const MODEL_RETRIES = 2;
 export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
   const now = deps.now ?? Date.now;
   const runs = createRunStore(deps.store);
-  const model = createLanguageModel(deps.agent.model);
+  // Made on the first run: the AI SDK and the provider package load only when a model is called.
+  let model: Promise<LanguageModel | undefined> | undefined;
 
   return async function runAgent(request: RunRequest): Promise<RunResult> {
     const runId = randomUUID();
@@ -51,7 +52,8 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
       return result;
     };
 
-    if (!model) {
+    const language = await (model ??= createLanguageModel(deps.agent.model));
+    if (!language) {
       state.output = dryRunAnswer(systemPrompt, request.prompt, tools);
       return finish('ok');
     }
@@ -63,12 +65,12 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
       deps.events?.emit('run.progressed', { runId, origin: request.origin, event });
     };
     try {
-      const outcome = await toolLoop({ model, systemPrompt, prompt: request.prompt, tools, signal, runId, request, state, emit });
+      const outcome = await toolLoop({ model: language, systemPrompt, prompt: request.prompt, tools, signal, runId, request, state, emit });
       return outcome === 'answered' ? finish('ok') : finish('failed', `stopped after agent.max_steps (${deps.agent.maxSteps}) steps without a final answer`);
     } catch (error) {
       if (timeout.aborted) return finish('timeout', `run exceeded agent.run_timeout_seconds (${deps.agent.runTimeoutMs / 1000} s)`);
       if (request.signal?.aborted) return finish('cancelled', 'the run was cancelled');
-      return finish('failed', describeModelError(error, deps.agent.model.provider, deps.agent.model.apiKey));
+      return finish('failed', await describeModelError(error, deps.agent.model.provider, deps.agent.model.apiKey));
     }
   };
 
@@ -78,7 +80,8 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
     emit: (event: Parameters<NonNullable<RunRequest['onEvent']>>[0]) => void;
   }): Promise<'answered' | 'max_steps'> {
     const { state } = input;
-    const toolSet = toToolSet(input.tools);
+    const ai = await import('ai');
+    const toolSet = toToolSet(ai, input.tools);
     const messages: ModelMessage[] = [{ role: 'user', content: input.prompt }];
     const context: ToolContext = {
       runId: input.runId,
@@ -89,7 +92,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
     while (state.steps < deps.agent.maxSteps) {
       state.steps += 1;
       input.emit({ kind: 'step.started', step: state.steps });
-      const result = await generateText({ model: input.model, system: input.systemPrompt, messages, tools: toolSet, abortSignal: input.signal, maxRetries: MODEL_RETRIES });
+      const result = await ai.generateText({ model: input.model, system: input.systemPrompt, messages, tools: toolSet, abortSignal: input.signal, maxRetries: MODEL_RETRIES });
       state.usage.inputTokens += result.usage.inputTokens ?? 0;
       state.usage.outputTokens += result.usage.outputTokens ?? 0;
       state.output = result.text;
@@ -126,8 +129,8 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
 }
 
 /** Tool schemas for the model, without `execute`: the loop runs tools itself (ordering, approvals, records). */
-function toToolSet(tools: readonly ToolDefinition[]): ToolSet {
-  return Object.fromEntries(tools.map((definition) => [definition.name, aiTool({ description: definition.description, inputSchema: jsonSchema(definition.inputSchema as Parameters<typeof jsonSchema>[0]) })]));
+function toToolSet(ai: typeof import('ai'), tools: readonly ToolDefinition[]): ToolSet {
+  return Object.fromEntries(tools.map((definition) => [definition.name, ai.tool({ description: definition.description, inputSchema: ai.jsonSchema(definition.inputSchema as Parameters<typeof ai.jsonSchema>[0]) })]));
 }
 
 function describeToolError(error: unknown): string {

@@ -20,8 +20,8 @@ export function addOAuthCommands(mcp: Command): void {
       const home = homeOf(command);
       const config = resolveConfig(loadConfigFor(home, globalHome(command)).file, home);
       if (!config.values.mcp_servers?.[name]) throw usage(`no server "${name}" in mcp_servers of ${home.configFile}; see the configured names: switchboard mcp list`);
-      const [{ pino }, { resolveMcpServer }, { startLogin, tokensDirOf }] = await Promise.all([
-        import('pino'), import('../mcp/server-config.js'), import('../mcp/oauth-login.js'),
+      const [{ pino }, { resolveMcpServer }, { startLogin }, { tokensDirOf }] = await Promise.all([
+        import('pino'), import('../mcp/server-config.js'), import('../mcp/oauth-login.js'), import('../mcp/token-store.js'),
       ]);
       const warnings: string[] = [];
       const server = resolveMcpServer(name, config.values.mcp_servers[name]!, warnings, home.root);

@@ -1,13 +1,13 @@
-import nodemailer from 'nodemailer';
 import type { AttemptOutcome } from './attempts.js';
 import { setting } from './platforms.js';
 import type { ResolvedTarget } from './targets.js';
 
-/** SMTP through nodemailer. Permanent SMTP refusals (5xx) are not retried; the rest are. */
+/** SMTP through nodemailer (loaded on the first email). Permanent SMTP refusals (5xx) are not retried; the rest are. */
 export function emailSends(target: ResolvedTarget, text: string, subject: string): Array<() => Promise<AttemptOutcome>> {
   const settings = target.settings;
   return [async () => {
     const username = setting(settings, 'username');
+    const { default: nodemailer } = await import('nodemailer');
     const transport = nodemailer.createTransport({
       host: setting(settings, 'host'),
       port: Number(setting(settings, 'port') ?? 587),

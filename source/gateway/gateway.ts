@@ -13,6 +13,7 @@ import { createPreRunWorkers } from '../scheduler/pre-run-workers.js';
 import { resolveCron } from '../scheduler/resolve-cron.js';
 import { createJobsCore, createScheduler, type JobsCore, type SchedulerSnapshot } from '../scheduler/scheduler.js';
 import { createAuditLog } from '../store/audit.js';
+import { startCheckpointer, type Checkpointer } from '../store/checkpointer.js';
 import type { Store } from '../store/database.js';
 import { resolveWebhooks } from '../webhooks/config.js';
 import { createWebhookPlatform, type WebhookPlatform } from '../webhooks/platform.js';
@@ -135,6 +136,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   let startedAtMs: number | null = null;
   let webhookUrl: string | null = null;
   let lock: ReturnType<typeof acquireGatewayLock> | undefined;
+  let checkpointer: Checkpointer | undefined;
 
   const components: Component[] = [
     {
@@ -143,6 +145,19 @@ export function createGateway(deps: GatewayDeps): Gateway {
         lock = acquireGatewayLock(config.home.lockFile, { pid, startedAt: new Date(now()).toISOString() });
       },
       stop: () => lock?.release(),
+    },
+    // Writes of one event-loop turn share a commit while the gateway runs, and the WAL is checkpointed
+    // off the event loop; stopped last, so every write commits.
+    {
+      name: 'store group commit',
+      start: () => {
+        deps.store.setGrouping(true, (error) => logger.error({ err: error }, 'Committing to state.db failed; the writes of that moment are lost'));
+        checkpointer = startCheckpointer(deps.store, { onError: (message) => logger.warn(message) });
+      },
+      stop: async () => {
+        await checkpointer?.stop();
+        deps.store.setGrouping(false);
+      },
     },
     // Stopped after the approval queue is cancelled (STYLE.md section 2: cancel approvals, then close MCP clients).
     mcp.component,

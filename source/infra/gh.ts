@@ -1,5 +1,3 @@
-import { execa } from 'execa';
-
 export type GhResult = { ok: true; output: string } | { ok: false; reason: string };
 
 /**
@@ -7,6 +5,7 @@ export type GhResult = { ok: true; output: string } | { ok: false; reason: strin
  * logged in, so the operator is told exactly which of the two is wrong.
  */
 export async function ghPrComment(input: { repo: string; prNumber: number; body: string; timeoutMs: number; env?: NodeJS.ProcessEnv }): Promise<GhResult> {
+  const { execa } = await import('execa'); // loaded on first use, like every execa caller
   const options = { reject: false, timeout: input.timeoutMs, env: input.env, extendEnv: input.env === undefined } as const;
   const version = await execa('gh', ['--version'], { ...options, stdin: 'ignore' });
   if ((version as { code?: string }).code === 'ENOENT' || version.failed && version.exitCode === undefined) {

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import { maskSecrets } from '../config/mask.js';
 import type { LogLevel } from '../config/load.js';
 
@@ -31,6 +32,8 @@ export function createLogger(options: LoggerOptions): ManagedLogger {
   const file = pino.destination({ dest: options.file, sync: false, mkdir: true });
   const streams: pino.StreamEntry[] = [{ stream: file, level: options.level }];
   if (options.mode === 'headless') {
+    // Loaded only here (CommonJS, so synchronously): the console and quiet modes never need it.
+    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
     streams.push({
       level: options.level === 'trace' || options.level === 'debug' ? options.level : 'info',
       stream: pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' }),

@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import { guardProcessGroup } from './process-group.js';
 import path from 'node:path';
 
@@ -32,6 +31,7 @@ const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 export async function runScript(options: ScriptRunOptions): Promise<ScriptRunResult> {
   const startedAt = performance.now();
   const maxBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const { execa } = await import('execa'); // loaded on the first script
   const child = execa(options.file, [], {
     cwd: path.dirname(options.file),
     stdin: 'ignore',

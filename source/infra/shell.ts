@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import { guardProcessGroup } from './process-group.js';
 
 export interface ShellOptions {
@@ -25,6 +24,7 @@ export interface ShellResult {
  * cancellation the whole group is killed, so nothing the command started outlives it.
  */
 export async function runShell(options: ShellOptions): Promise<ShellResult> {
+  const { execa } = await import('execa'); // loaded on the first command: a gateway that runs none never loads it
   const child = execa('/bin/sh', ['-c', options.command], {
     cwd: options.cwd,
     env: options.env,

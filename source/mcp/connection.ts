@@ -3,11 +3,12 @@ import type { Logger } from 'pino';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ApprovalRequester } from '../agent/types.js';
 import { createHttpClient, type HttpClient } from './http-fetch.js';
+import { isModernOnlyRejection } from './era-errors.js';
 import { asNeedsLogin, createOAuthProvider, withTokenEndpointUserAgent } from './oauth-provider.js';
 import { preflight } from './preflight.js';
 import type { ResolvedMcpServer } from './server-config.js';
 import { clientCapabilities, installServerRequestHandlers, type SampleFn } from './server-requests.js';
-import { isModernOnlyRejection, openSession, type McpEra, type McpSession, type TransportAuth } from './session.js';
+import type { McpEra, McpSession, TransportAuth } from './session.js';
 import { createStderrRing, type StderrRing } from './stderr-ring.js';
 import { createTokenStore } from './token-store.js';
 
@@ -95,7 +96,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
     try {
       if (server.transport !== 'stdio') {
         if (!http) {
-          const made = createHttpClient(server);
+          const made = await createHttpClient(server);
           if (!made.ok) throw new FatalConnectError(made.reason);
           http = made.value;
         }
@@ -105,6 +106,8 @@ export function createMcpConnection(deps: ConnectionDeps) {
         }
       }
       const requestDeps = { server, approvals: deps.approvals, sample: deps.sample, now: deps.now };
+      // Loaded on the first connect: a gateway without MCP servers never loads the MCP SDK.
+      const { openSession } = await import('./session.js');
       const opened = openSession({
         server, stderr, http, signal: controller.signal, oauth: headlessAuth(),
         capabilities: clientCapabilities(requestDeps),

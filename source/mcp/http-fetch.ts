@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { Agent, fetch as undiciFetch } from 'undici';
+import type { Response as UndiciResponse } from 'undici';
 import type { ResolvedMcpServer } from './server-config.js';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -16,7 +16,7 @@ export interface HttpClient {
  * fetch for every request the transports make (the SSE/GET streams included, NOTES.md).
  * Missing certificate, key or CA files are reported naming the server and the path.
  */
-export function createHttpClient(server: ResolvedMcpServer): Outcome<HttpClient> {
+export async function createHttpClient(server: ResolvedMcpServer): Promise<Outcome<HttpClient>> {
   const connect: Record<string, unknown> = {};
   const read = (key: string, file: string): Outcome<string> => {
     try {
@@ -44,6 +44,7 @@ export function createHttpClient(server: ResolvedMcpServer): Outcome<HttpClient>
     } else connect.key = cert.value; // one PEM holding both
     if (server.clientCert.passphrase !== undefined) connect.passphrase = server.clientCert.passphrase;
   }
+  const { Agent, fetch: undiciFetch } = await import('undici'); // loaded only for HTTP servers
   const agent = new Agent({ connect });
   const fetch: FetchFn = async (url, init) => asGlobalResponse(await undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: agent }));
   return { ok: true, value: { fetch, close: () => agent.close() } };
@@ -55,7 +56,7 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
  * The undici package's Response is not the global one, and the SDK tests `instanceof Response` (its
  * OAuth error parsing reads invalid_grant / invalid_client only from a global Response).
  */
-export function asGlobalResponse(response: Awaited<ReturnType<typeof undiciFetch>>): Response {
+export function asGlobalResponse(response: UndiciResponse): Response {
   if (response.status < 200 || response.status > 599) return response as unknown as Response;
   const converted = new Response(NULL_BODY_STATUSES.has(response.status) ? null : (response.body as ReadableStream | null), {
     status: response.status, statusText: response.statusText, headers: [...response.headers] as Array<[string, string]>,

@@ -4,9 +4,10 @@ import type { ApprovalRequester, ToolRegistry } from '../agent/types.js';
 import type { ConfigFile } from '../config/types.js';
 import { buildCatalog, type CatalogEntry } from './catalog.js';
 import { createMcpConnection, type ConnectionDeps, type McpConnection, type McpServerState } from './connection.js';
-import { startLogin, tokensDirOf, type LoginHandle, type LoginOptions } from './oauth-login.js';
+import type { LoginHandle, LoginOptions } from './oauth-login.js';
 import { resolveMcpServers, type ResolvedMcpServer } from './server-config.js';
 import type { SampleFn } from './server-requests.js';
+import { tokensDirOf } from './token-store.js';
 
 export interface McpServerView extends McpServerState {
   tools: CatalogEntry[];
@@ -144,13 +145,18 @@ export function createMcpManager(deps: McpManagerDeps) {
       const existing = connections.get(name);
       if (!existing) throw new Error(`no MCP server "${name}" is configured`);
       if (existing.server.auth !== 'oauth') throw new Error(`server ${name}: OAuth login needs mcp_servers.${name}.auth set to "oauth" on an HTTP (url) server`);
-      const handle = startLogin({ ...options, server: existing.server, tokensDir, logger: deps.logger, now });
+      let started: LoginHandle | undefined;
+      // Loaded on first use, like the MCP SDK it needs: a gateway that never logs in never loads either.
+      const done = import('./oauth-login.js').then(({ startLogin }) => {
+        started = startLogin({ ...options, server: existing.server, tokensDir, logger: deps.logger, now });
+        return started.done;
+      }).then(async (result) => {
+        if (connections.get(name) === existing) await manager.reconnect(name);
+        return result;
+      });
       return {
-        offer: handle.offer,
-        done: handle.done.then(async (result) => {
-          if (connections.get(name) === existing) await manager.reconnect(name);
-          return result;
-        }),
+        offer: (redirected) => (started ? started.offer(redirected) : { ok: false, reason: 'the login is not waiting for a redirect yet' }),
+        done,
       };
     },
     list(): McpServerView[] {

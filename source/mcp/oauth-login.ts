@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { Client, OAuthError, UnauthorizedError, type Transport } from '@modelcontextprotocol/client';
 import { createHttpClient } from './http-fetch.js';
@@ -7,7 +6,8 @@ import { openCallbackListener, type CallbackListener, type PortChoice } from './
 import { overridesSet, resolveOAuth, type Checked, type ResolvedOAuth } from './oauth-config.js';
 import { createOAuthProvider, withTokenEndpointUserAgent } from './oauth-provider.js';
 import type { ResolvedMcpServer } from './server-config.js';
-import { isModernOnlyRejection, makeTransport, MODERN_VERSION, type McpEra } from './session.js';
+import { isModernOnlyRejection } from './era-errors.js';
+import { makeTransport, MODERN_VERSION, type McpEra } from './session.js';
 import { createStderrRing } from './stderr-ring.js';
 import { createTokenStore, type TokenStore } from './token-store.js';
 
@@ -44,9 +44,6 @@ export interface LoginHandle {
   done: Promise<LoginResult>;
 }
 
-export function tokensDirOf(homeRoot: string): string {
-  return path.join(homeRoot, 'mcp-tokens');
-}
 
 /** `switchboard mcp login <server>` and the console's login: a fresh authorization-code flow with PKCE. */
 export function startLogin(options: LoginOptions): LoginHandle {
@@ -82,7 +79,7 @@ async function attempt(options: LoginOptions, store: TokenStore, retryingDocumen
   const state = crypto.randomBytes(32).toString('base64url');
   const listener = await openCallbackListener(choosePort(oauth, store, retryingDocument), state);
   onListener(listener);
-  const made = createHttpClient(server);
+  const made = await createHttpClient(server);
   if (!made.ok) {
     await listener.close();
     throw new Error(made.reason);

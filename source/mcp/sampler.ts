@@ -1,4 +1,3 @@
-import { generateText } from 'ai';
 import type { ResolvedModel } from '../agent/model-config.js';
 import { createLanguageModel } from '../agent/providers.js';
 import type { SampleFn } from './server-requests.js';
@@ -10,12 +9,13 @@ import type { SampleFn } from './server-requests.js';
 export function createSampler(model: ResolvedModel): SampleFn {
   return async (request) => {
     const name = request.model ?? model.name;
-    const language = createLanguageModel({ ...model, name });
+    const language = await createLanguageModel({ ...model, name });
     if (!language) {
       const last = request.messages.at(-1)?.text ?? '';
       return { ok: true, value: { model: 'dry-run', text: `[dry-run] sampling request from ${request.server}: ${last}`, stopReason: 'endTurn' } };
     }
     try {
+      const { generateText } = await import('ai');
       const result = await generateText({
         model: language,
         system: request.systemPrompt,

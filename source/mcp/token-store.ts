@@ -93,3 +93,8 @@ export function fromSaved(saved: SavedTokens, nowMs: number): StoredOAuthTokens 
   if (!expires_at) return rest;
   return { ...rest, expires_in: Math.max(0, Math.floor((Date.parse(expires_at) - nowMs) / 1000)) };
 }
+
+/** `$SWITCHBOARD_HOME/mcp-tokens`: one folder (0700) for every server's OAuth files. */
+export function tokensDirOf(homeRoot: string): string {
+  return path.join(homeRoot, 'mcp-tokens');
+}

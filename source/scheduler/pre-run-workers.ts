@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Bree from 'bree';
+import type Bree from 'bree';
 import type { Logger } from 'pino';
 import type { PreRunMessage, PreRunRequest, ScriptRunResult } from './pre-run-types.js';
 
@@ -31,29 +31,35 @@ export function createPreRunWorkers(deps: { logger: Logger; root?: string }): Pr
   const file = `${root}${root.endsWith('/') ? '' : '/'}${WORKER_FILE}`;
   const log = deps.logger.child({ component: 'bree' });
   const pending = new Map<string, { resolve: (result: ScriptRunResult) => void; result?: ScriptRunResult }>();
-  const bree = new Bree({
-    root,
-    doRootCheck: false,
-    jobs: [],
-    removeCompleted: true,
-    logger: {
-      info: (message: unknown) => log.debug(String(message)),
-      warn: (message: unknown) => log.warn(String(message)),
-      error: (message: unknown) => log.error(String(message instanceof Error ? message.message : message)),
-    },
-    workerMessageHandler: ({ name, message }) => {
+  // Bree loads with the first pre-run script: a gateway whose jobs have none never loads it.
+  let bree: Promise<Bree> | undefined;
+  const makeBree = async (): Promise<Bree> => {
+    const { default: BreeClass } = await import('bree');
+    const made = new BreeClass({
+      root,
+      doRootCheck: false,
+      jobs: [],
+      removeCompleted: true,
+      logger: {
+        info: (message: unknown) => log.debug(String(message)),
+        warn: (message: unknown) => log.warn(String(message)),
+        error: (message: unknown) => log.error(String(message instanceof Error ? message.message : message)),
+      },
+      workerMessageHandler: ({ name, message }) => {
+        const entry = pending.get(name);
+        const data = message as PreRunMessage | string;
+        if (entry && typeof data === 'object' && data.kind === 'pre-run.result') entry.result = data.result;
+      },
+      errorHandler: (error, { name }) => log.error({ worker: name }, `Pre-run worker failed: ${(error as Error)?.message ?? String(error)}`),
+    });
+    made.on('worker deleted', (name: string) => {
       const entry = pending.get(name);
-      const data = message as PreRunMessage | string;
-      if (entry && typeof data === 'object' && data.kind === 'pre-run.result') entry.result = data.result;
-    },
-    errorHandler: (error, { name }) => log.error({ worker: name }, `Pre-run worker failed: ${(error as Error)?.message ?? String(error)}`),
-  });
-  bree.on('worker deleted', (name: string) => {
-    const entry = pending.get(name);
-    if (!entry) return;
-    pending.delete(name);
-    entry.resolve(entry.result ?? failed('the pre-run worker exited without a result (see logs/gateway.log)'));
-  });
+      if (!entry) return;
+      pending.delete(name);
+      entry.resolve(entry.result ?? failed('the pre-run worker exited without a result (see logs/gateway.log)'));
+    });
+    return made;
+  };
 
   return {
     get running() {
@@ -64,8 +70,9 @@ export function createPreRunWorkers(deps: { logger: Logger; root?: string }): Pr
       const name = `pre-run-${request.fireId}`;
       const done = new Promise<ScriptRunResult>((resolve) => pending.set(name, { resolve }));
       try {
-        await bree.add({ name, path: file, timeout: false, interval: 0, worker: { workerData: { request } } });
-        await bree.run(name);
+        const workers = await (bree ??= makeBree());
+        await workers.add({ name, path: file, timeout: false, interval: 0, worker: { workerData: { request } } });
+        await workers.run(name);
       } catch (error) {
         pending.delete(name);
         return failed(`the pre-run worker could not start: ${(error as Error).message}`);
@@ -73,7 +80,7 @@ export function createPreRunWorkers(deps: { logger: Logger; root?: string }): Pr
       return done;
     },
     async stop() {
-      if (pending.size > 0) await bree.stop();
+      if (pending.size > 0 && bree) await (await bree).stop();
     },
   };
 }

@@ -1,16 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { createCommitGroups, type CommitGroups } from './group-commit.js';
 import { migrations as allMigrations, type Migration } from './migrations.js';
 
 /** How long a writer waits for another process's lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
 
-export interface Store {
+export interface Store extends CommitGroups {
   readonly file: string;
   readonly db: DatabaseSync;
-  /** Runs `work` in a write transaction taken up front (BEGIN IMMEDIATE), so concurrent writers queue instead of failing. */
-  transaction<T>(work: () => T): T;
+  /** Commits what is open, then closes. */
   close(): void;
 }
 
@@ -27,20 +27,17 @@ export function openStore(file: string, migrations: readonly Migration[] = allMi
   db.exec('PRAGMA foreign_keys = ON');
   fs.chmodSync(file, 0o600); // webhook bodies and subscription secrets live here
 
-  const transaction = <T>(work: () => T): T => {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = work();
-      db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      db.exec('ROLLBACK');
-      throw error;
-    }
+  const groups = createCommitGroups(db);
+  migrate(db, migrations, groups.transaction);
+  return {
+    file,
+    db,
+    ...groups,
+    close: () => {
+      groups.setGrouping(false);
+      db.close();
+    },
   };
-
-  migrate(db, migrations, transaction);
-  return { file, db, transaction, close: () => db.close() };
 }
 
 function migrate(db: DatabaseSync, migrations: readonly Migration[], transaction: Store['transaction']): void {

@@ -206,4 +206,11 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'failed output deliveries index',
+    // The console's header counts failed deliveries on every frame: without it, a scan of the whole history.
+    // Partial, so delivered rows (nearly all of them) cost nothing to write.
+    sql: `CREATE INDEX output_deliveries_failed ON output_deliveries (status) WHERE status = 'failed';`,
+  },
 ];

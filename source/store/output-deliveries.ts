@@ -24,7 +24,7 @@ export interface OutputDelivery {
 const columns = `id, target, extra, subject, output, run_failed AS runFailed, status, chunks_total AS chunksTotal, chunks_sent AS chunksSent,
   detail, error, created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs`;
 
-/** Every output sent anywhere, with each attempt: `switchboard deliveries` and the console read it. */
+/** Every output sent anywhere, with each attempt: `switchboard deliveries` and the console read it. Writes share the store's group commit. */
 export function createOutputDeliveryStore(store: Store) {
   const insert = store.db.prepare(`INSERT INTO output_deliveries (id, target, extra, subject, output, run_failed, status, created_at_ms, updated_at_ms)
     VALUES (?, ?, ?, ?, ?, ?, 'sending', ?, ?)`);
@@ -50,13 +50,13 @@ export function createOutputDeliveryStore(store: Store) {
 
   return {
     create(record: Pick<OutputDelivery, 'id' | 'target' | 'extra' | 'subject' | 'output' | 'runFailed' | 'createdAtMs'>): void {
-      insert.run(record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed ? 1 : 0, record.createdAtMs, record.createdAtMs);
+      store.write(() => insert.run(record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed ? 1 : 0, record.createdAtMs, record.createdAtMs));
     },
     attempt(id: string, attempt: AttemptRecord): void {
-      insertAttempt.run(id, id, attempt.chunk, attempt.attempt, attempt.atMs, attempt.ok ? 1 : 0, attempt.status, attempt.error);
+      store.write(() => insertAttempt.run(id, id, attempt.chunk, attempt.attempt, attempt.atMs, attempt.ok ? 1 : 0, attempt.status, attempt.error));
     },
     settle(id: string, state: { status: OutputDeliveryStatus; chunksTotal: number; chunksSent: number; detail?: string; error?: string; atMs: number }): void {
-      update.run(state.status, state.chunksTotal, state.chunksSent, state.detail ?? null, state.error ?? null, state.atMs, id);
+      store.write(() => update.run(state.status, state.chunksTotal, state.chunksSent, state.detail ?? null, state.error ?? null, state.atMs, id));
     },
     countFailed: () => (failedCount.get() as { n: number }).n,
     get: (id: string) => hydrate(byId.get(id) as Record<string, unknown> | undefined),

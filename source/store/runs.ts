@@ -23,7 +23,7 @@ export interface RunRow {
 const columns = `id, origin, status, provider, model, system_prompt AS systemPrompt, prompt, output, error, steps,
   input_tokens AS inputTokens, output_tokens AS outputTokens, started_at_ms AS startedAtMs, finished_at_ms AS finishedAtMs`;
 
-/** Every agent run, with its tool calls (arguments and results cut to 16 KiB). */
+/** Every agent run, with its tool calls (arguments and results cut to 16 KiB). Writes share the store's group commit. */
 export function createRunStore(store: Store) {
   const insert = store.db.prepare(`INSERT INTO runs (id, origin, status, provider, model, system_prompt, prompt, started_at_ms)
     VALUES (?, ?, 'running', ?, ?, ?, ?, ?)`);
@@ -43,13 +43,13 @@ export function createRunStore(store: Store) {
 
   return {
     started(run: { id: string; origin: string; provider: string; model?: string; systemPrompt: string; prompt: string; startedAtMs: number }): void {
-      insert.run(run.id, run.origin, run.provider, run.model ?? null, run.systemPrompt, run.prompt, run.startedAtMs);
+      store.write(() => insert.run(run.id, run.origin, run.provider, run.model ?? null, run.systemPrompt, run.prompt, run.startedAtMs));
     },
     toolCall(runId: string, seq: number, call: ToolCallRecord): void {
-      insertCall.run(runId, seq, call.id, call.name, storedJson(call.args), truncateMiddle(call.result, STORED_TEXT_BYTES), call.isError ? 1 : 0, call.startedAtMs, call.finishedAtMs);
+      store.write(() => insertCall.run(runId, seq, call.id, call.name, storedJson(call.args), truncateMiddle(call.result, STORED_TEXT_BYTES), call.isError ? 1 : 0, call.startedAtMs, call.finishedAtMs));
     },
     finished(result: RunResult): void {
-      finish.run(result.status, result.output, result.error ?? null, result.steps, result.usage.inputTokens, result.usage.outputTokens, result.finishedAtMs, result.runId);
+      store.write(() => finish.run(result.status, result.output, result.error ?? null, result.steps, result.usage.inputTokens, result.usage.outputTokens, result.finishedAtMs, result.runId));
     },
     get: (id: string): RunRow | undefined => withCalls(byId.get(id) as Record<string, unknown> | undefined),
     recent: (limit = 20): RunRow[] => recent.all(limit).map((row) => withCalls(row as Record<string, unknown>)!),

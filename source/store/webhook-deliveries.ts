@@ -68,8 +68,10 @@ export function createDeliveryStore(store: Store) {
   const insert = db.prepare(`INSERT INTO webhook_deliveries (route, delivery_id, event, headers, body, prompt, skills, target, target_extra, state, replay_of, received_at_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`);
   // One statement: the oldest queued row becomes running and comes back (no separate read, no race).
+  // `id = (subquery)`, not `id IN (subquery ... LIMIT n)`: SQLite runs the IN form with RETURNING about
+  // 30 times slower (80 µs against 2.5 µs here), even when nothing is queued.
   const claim = db.prepare(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = ?
-    WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT ?) RETURNING ${columns}`);
+    WHERE id = (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT 1) RETURNING ${columns}`);
   const recordRun = db.prepare('UPDATE webhook_deliveries SET run_id = ?, run_status = ?, output = ?, error = ? WHERE id = ?');
   const finish = db.prepare('UPDATE webhook_deliveries SET state = ?, delivery_detail = ?, finished_at_ms = ? WHERE id = ?');
   const requeue = db.prepare(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE id = ? AND state = 'running'`);
@@ -102,15 +104,14 @@ export function createDeliveryStore(store: Store) {
     /**
      * Persists an accepted delivery, or reports a duplicate when `dedupUntilMs` is given and the
      * route already holds an unexpired key for this delivery id. One write transaction, so
-     * concurrent requests (even from several processes) with one id accept exactly once.
+     * concurrent requests (even from several processes) with one id accept exactly once. While the
+     * store groups commits, the outcome is decided at once and the caller awaits `committed()`.
      */
     accept(row: NewDelivery, dedupUntilMs?: number): AcceptOutcome {
-      return store.transaction(() => acceptOne(row, dedupUntilMs));
+      return store.write(() => acceptOne(row, dedupUntilMs));
     },
-    /** Several accepts in one write transaction (group commit), each decided in order. */
-    acceptMany(rows: ReadonlyArray<{ row: NewDelivery; dedupUntilMs?: number }>): AcceptOutcome[] {
-      return store.transaction(() => rows.map(({ row, dedupUntilMs }) => acceptOne(row, dedupUntilMs)));
-    },
+    /** Settles when every write so far (accepts included) is committed. */
+    committed: () => store.committed(),
     /** A replay: a new queued delivery copied from a recorded one (no idempotency key). */
     enqueueReplay(original: DeliveryRecord, now: number): DeliveryRecord {
       return store.transaction(() => {
@@ -122,22 +123,18 @@ export function createDeliveryStore(store: Store) {
     },
     /** Takes the oldest queued delivery and marks it running (FIFO). */
     claimNext(now: number): DeliveryRecord | undefined {
-      return this.claim(now, 1)[0];
-    },
-    /** Takes up to `limit` of the oldest queued deliveries, oldest first, in one statement. */
-    claim(now: number, limit: number): DeliveryRecord[] {
-      return claim.all(now, limit).map((row) => fromRow(row as Record<string, unknown>)!).sort((a, b) => a.seq - b.seq);
+      return fromRow(store.write(() => claim.get(now)));
     },
     /** The agent finished: its result is recorded before delivery, so a crash now never re-runs it. */
     recordRun(seq: number, run: { runId: string; status: string; output: string; error?: string }): void {
-      recordRun.run(run.runId, run.status, run.output, run.error ?? null, seq);
+      store.write(() => recordRun.run(run.runId, run.status, run.output, run.error ?? null, seq));
     },
     finish(seq: number, state: Exclude<DeliveryState, 'queued' | 'running'>, detail: string, now: number): void {
-      finish.run(state, detail, now, seq);
+      store.write(() => finish.run(state, detail, now, seq));
     },
     /** Puts a running delivery back in the queue (the gateway stopped mid-run). */
     requeue(seq: number): void {
-      requeue.run(seq);
+      store.write(() => requeue.run(seq));
     },
     /**
      * After a crash: runs that never finished go back to the queue (in their original order);
@@ -152,7 +149,7 @@ export function createDeliveryStore(store: Store) {
       });
     },
     dropExpiredKeys(now: number): void {
-      dropExpiredKeys.run(now);
+      store.write(() => dropExpiredKeys.run(now));
     },
     get: (seq: number) => fromRow(bySeq.get(seq) as Record<string, unknown> | undefined),
     body: (seq: number): Buffer => Buffer.from((body.get(seq) as { body: Uint8Array }).body),

@@ -49,12 +49,15 @@ export interface ConsoleState {
 }
 
 const MAX_OUTPUTS = 200;
+/** Changes folded into one frame that mark a flood (a webhook burst), not someone at the keyboard. */
+const FLOOD_CHANGES = 50;
 
 /**
  * Folds gateway events into one immutable state for the UI. Bursts are batched: listeners hear
- * at most one change per `flushMs`, so a flood of webhooks cannot flood the renderer.
+ * at most one change per `flushMs`, and one per `burstFlushMs` while changes keep coming, so a
+ * flood of webhooks cannot flood the renderer.
  */
-export function createConsoleModel(deps: { gateway: ConsoleGateway; logRing?: LogRing; flushMs?: number }) {
+export function createConsoleModel(deps: { gateway: ConsoleGateway; logRing?: LogRing; flushMs?: number; burstFlushMs?: number }) {
   const { gateway } = deps;
   const listeners = new Set<() => void>();
   const inFlight = new Set<string>();
@@ -68,7 +71,7 @@ export function createConsoleModel(deps: { gateway: ConsoleGateway; logRing?: Lo
       version,
       snapshot: gateway.snapshot(),
       approvals: gateway.approvals.pending(),
-      logs: deps.logRing ? [...deps.logRing.lines()] : [],
+      logs: deps.logRing ? deps.logRing.lines() : [],
       outputs,
       runsInFlight: inFlight.size,
       failedDeliveries: gateway.deliveries.history?.countFailed() ?? 0,
@@ -78,13 +81,24 @@ export function createConsoleModel(deps: { gateway: ConsoleGateway; logRing?: Lo
     };
   }
 
+  // A change is drawn within flushMs (33: at most ~30 frames a second). When the last frame folded a
+  // flood of changes (a burst of webhooks brings five events each), the next waits burstFlushMs: each
+  // frame costs Ink and Yoga milliseconds, and ten frames a second are still live. Key presses and
+  // single events keep the short delay.
+  const flushMs = deps.flushMs ?? 33;
+  const burstFlushMs = Math.max(flushMs, deps.burstFlushMs ?? 100);
+  let changes = 0;
+  let flooded = false;
   const changed = () => {
+    changes += 1;
     if (timer) return;
     timer = setTimeout(() => {
       timer = undefined;
+      flooded = changes >= FLOOD_CHANGES;
+      changes = 0;
       state = build(state.version + 1);
       listeners.forEach((listener) => listener());
-    }, deps.flushMs ?? 33);
+    }, flooded ? burstFlushMs : flushMs);
   };
 
   const handlers: { [K in keyof GatewayEventMap]?: (...args: GatewayEventMap[K]) => void } = {

@@ -19,9 +19,16 @@ function two(value: number): string {
   return value < 10 ? `0${value}` : String(value);
 }
 
+/**
+ * Marks a cut line. ASCII on purpose: Ink measures every line with string-width, which takes about
+ * 135 µs for an 80-column line holding one `…` against 0.25 µs for plain ASCII; with every row of a
+ * full screen cut, that was most of a frame's 25 ms.
+ */
+export const CUT_MARK = '~';
+
 /** Cuts a line to `width` characters, marking the cut. */
 export function fit(text: string, width: number): string {
   const flat = text.replace(/\s+/g, ' ');
   if (width <= 1) return flat.slice(0, Math.max(0, width));
-  return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
+  return flat.length > width ? `${flat.slice(0, width - 1)}${CUT_MARK}` : flat;
 }

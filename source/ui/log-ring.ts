@@ -25,15 +25,17 @@ export function createLogRing(capacity = 2000) {
         } catch {
           lines.push({ atMs: Date.now(), level: 'info', message: text });
         }
-        if (lines.length > capacity) lines.splice(0, lines.length - capacity);
       }
+      // Trimmed in steps of a quarter: one splice per line shifted the whole ring, 2,500 times a second under a burst.
+      if (lines.length > capacity + capacity / 4) lines.splice(0, lines.length - capacity);
       listeners.forEach((listener) => listener());
       done();
     },
   });
   return {
     stream,
-    lines: () => lines,
+    /** A copy of the last `capacity` lines, oldest first. */
+    lines: (): LogLine[] => lines.slice(-capacity),
     onLine(listener: () => void) {
       listeners.add(listener);
       return () => listeners.delete(listener);

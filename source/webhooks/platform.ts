@@ -6,7 +6,6 @@ import type { GatewayEvents } from '../gateway/events.js';
 import type { Store } from '../store/database.js';
 import { createDeliveryStore, type DeliveryRecord, type DeliveryState } from '../store/webhook-deliveries.js';
 import { createSubscriptionStore } from '../store/webhook-subscriptions.js';
-import { createAcceptBatcher, createWriteBatcher } from './group-commit.js';
 import { subscriptionRoute, type ResolvedRoute, type ResolvedWebhooks } from './config.js';
 import { createRateLimiter } from './rate-limit.js';
 import { createRunQueue } from './run-queue.js';
@@ -40,7 +39,7 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   const deliveries = createDeliveryStore(deps.store);
   const subscriptions = createSubscriptionStore(deps.store);
   const rateLimiter = createRateLimiter(now);
-  const queue = createRunQueue({ deliveries, writes: createWriteBatcher(deps.store), runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs });
+  const queue = createRunQueue({ deliveries, runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs });
 
   // Static routes change when the console applies a config change (config commands); listener settings do not.
   let staticRoutes = settings.routes;
@@ -51,10 +50,9 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     return subscription ? subscriptionRoute(subscription, settings) : undefined;
   };
 
-  const acceptBatched = createAcceptBatcher(deliveries);
   const accept = async (input: IntakeInput) => {
     const receivedAtMs = now();
-    const outcome = await acceptBatched({
+    const outcome = deliveries.accept({
       route: input.route.name,
       deliveryId: input.deliveryId,
       event: input.event,
@@ -66,6 +64,8 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
       targetExtra: renderExtra(input.route.deliverExtra, input.payload),
       receivedAtMs,
     }, input.dedup ? receivedAtMs + settings.idempotencyTtlMs : undefined);
+    // The 202 waits for the commit; accepts of one event-loop turn share it (the store's group commit).
+    await deliveries.committed();
     if (outcome.kind === 'accepted') queue.notify();
     return outcome;
   };

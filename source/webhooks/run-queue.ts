@@ -3,12 +3,9 @@ import type { RunAgent, RunResult } from '../agent/types.js';
 import type { Deliver, DeliveryResult } from '../delivery/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
 import type { DeliveryRecord, DeliveryStore } from '../store/webhook-deliveries.js';
-import type { WriteBatcher } from './group-commit.js';
 
 export interface RunQueueDeps {
   deliveries: DeliveryStore;
-  /** Group commit for run bookkeeping; without it each write commits on its own. */
-  writes?: WriteBatcher;
   runAgent: RunAgent;
   deliver: Deliver;
   maxConcurrentRuns: number;
@@ -41,12 +38,10 @@ export function createRunQueue(deps: RunQueueDeps) {
   let stopping = true;
   let timer: NodeJS.Timeout | undefined;
 
-  const write = deps.writes ?? (async (work: () => void) => work());
-
   /** Starts one run per turn of the event loop while slots and work remain. */
   const pump = (): void => {
     if (stopping || active.size >= deps.maxConcurrentRuns) return;
-    const [row] = deps.deliveries.claim(deps.now(), 1);
+    const row = deps.deliveries.claimNext(deps.now());
     if (!row) return;
     launch(row);
     schedulePump();
@@ -90,7 +85,8 @@ export function createRunQueue(deps: RunQueueDeps) {
       deps.logger.info({ route: row.route, deliveryId: row.deliveryId }, `Webhook run interrupted by shutdown, queued again: ${row.route} ${row.deliveryId}`);
       return;
     }
-    await write(() => deps.deliveries.recordRun(row.seq, { runId: result.runId, status: result.status, output: result.output, error: result.error }));
+    deps.deliveries.recordRun(row.seq, { runId: result.runId, status: result.status, output: result.output, error: result.error });
+    await deps.deliveries.committed(); // recorded before delivery: after a crash it is delivered, never run again
     await deliverRun(row, result);
   }
 
@@ -109,7 +105,8 @@ export function createRunQueue(deps: RunQueueDeps) {
 
   async function finish(row: DeliveryRecord, run: { runId: string | null; runStatus: string | null }, state: 'delivered' | 'failed' | 'delivery_failed', delivery: DeliveryResult): Promise<void> {
     const atMs = deps.now();
-    await write(() => deps.deliveries.finish(row.seq, state, delivery.ok ? delivery.detail : delivery.reason, atMs));
+    deps.deliveries.finish(row.seq, state, delivery.ok ? delivery.detail : delivery.reason, atMs);
+    await deps.deliveries.committed();
     const line = `Webhook ${row.route} delivery ${row.deliveryId}: ${state}${delivery.ok ? '' : ` (${delivery.reason})`}`;
     if (state === 'delivered') deps.logger.info({ route: row.route, deliveryId: row.deliveryId, state }, line);
     else deps.logger.warn({ route: row.route, deliveryId: row.deliveryId, state }, line);

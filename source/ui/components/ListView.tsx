@@ -2,7 +2,7 @@ import { Box, Text, useInput } from 'ink';
 import { useState, type ReactNode } from 'react';
 import { useSelectableList } from '../hooks/useSelectableList.js';
 import { commandFor, type CommandName, type KeyScope } from '../keymap.js';
-import { fit } from '../format.js';
+import { CUT_MARK, fit } from '../format.js';
 import { theme } from '../theme.js';
 
 export interface ListRow {
@@ -71,6 +71,6 @@ function fitParts(parts: NonNullable<ListRow['parts']>, width: number): NonNulla
     out.push({ ...part, text: part.text.slice(0, room) });
     room -= part.text.length;
   }
-  if (out.length > 0 && width > 0) out[out.length - 1] = { ...out[out.length - 1]!, text: `${out[out.length - 1]!.text}…` };
+  if (out.length > 0 && width > 0) out[out.length - 1] = { ...out[out.length - 1]!, text: `${out[out.length - 1]!.text}${CUT_MARK}` };
   return out;
 }

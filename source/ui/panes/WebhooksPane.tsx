@@ -4,7 +4,7 @@ import { useState } from 'react';
 import type { ConsoleGateway, ConsoleState } from '../console-model.js';
 import { ListView, type ListRow, type RowSource } from '../components/ListView.js';
 import type { EditTarget } from '../forms/edit-target.js';
-import { clockTime, fit } from '../format.js';
+import { clockTime, CUT_MARK, fit } from '../format.js';
 import { theme } from '../theme.js';
 import type { WebhookRow } from '../webhook-ring.js';
 import { outcomeLabel, outcomeStyle, runStyle, WebhookDetails } from './webhook-details.js';
@@ -143,7 +143,7 @@ export function WebhooksPane({ state, gateway, height, width, focused, onNotice,
 
 /** Delivery ids can be long (`test-<uuid>`): the list shows the start, details and `c` the whole id. */
 function short(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return text.length > max ? `${text.slice(0, max - 1)}${CUT_MARK}` : text;
 }
 
 function statusWord(body: unknown): string {

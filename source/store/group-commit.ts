@@ -1,0 +1,134 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+export interface CommitGroups {
+  /**
+   * Runs `work` in a write transaction taken up front (BEGIN IMMEDIATE, so concurrent writers queue
+   * instead of failing); committed when it returns (an open group commits with it).
+   */
+  transaction<T>(work: () => T): T;
+  /** Runs `work` now; while grouping, its commit is shared with every write of this event-loop turn. */
+  write<T>(work: () => T): T;
+  /** Settles once every write made so far is committed (rejects if that commit failed). */
+  committed(): Promise<void>;
+  /** Turns grouping on or off; off commits what is open. */
+  setGrouping(on: boolean, onCommitError?: (error: unknown) => void): void;
+}
+
+interface OpenGroup {
+  done: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit for one connection. A commit (WAL frames for every touched page, and on some commits a
+ * checkpoint) costs far more than the statements of one webhook delivery, and a delivery and its run
+ * make several writes. While grouping is on, writes run at once inside one open transaction, which
+ * commits on the next turn of the event loop: everything written meanwhile (intake, runs, delivery
+ * history) shares one commit. A writer that must be durable before it acts (a 202, a delivery) awaits
+ * `committed()`. The transaction holds the write lock for that turn only; other processes wait on the
+ * busy timeout as for any writer.
+ */
+export function createCommitGroups(db: DatabaseSync): CommitGroups {
+  let grouping = false;
+  let group: OpenGroup | undefined;
+  let reportCommitError: ((error: unknown) => void) | undefined;
+
+  /** Commits the open group; returns the error instead of throwing (it also runs from setImmediate). */
+  const commitGroup = (): unknown => {
+    const current = group;
+    if (!current) return undefined;
+    group = undefined;
+    try {
+      db.exec('COMMIT');
+      current.resolve();
+      return undefined;
+    } catch (error) {
+      if (db.isTransaction) db.exec('ROLLBACK');
+      current.reject(error);
+      return error;
+    }
+  };
+
+  const openGroup = (): void => {
+    db.exec('BEGIN IMMEDIATE');
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const done = new Promise<void>((onDone, onError) => {
+      resolve = onDone;
+      reject = onError;
+    });
+    done.catch(() => undefined); // awaited by those who need it; reported through reportCommitError
+    group = { done, resolve, reject };
+    setImmediate(() => {
+      const error = commitGroup();
+      if (error !== undefined) reportCommitError?.(error);
+    });
+  };
+
+  /** `work` inside a savepoint of the open group: a failing write undoes only itself. */
+  const inSavepoint = <T>(work: () => T): T => {
+    db.exec('SAVEPOINT write');
+    try {
+      const result = work();
+      db.exec('RELEASE write');
+      return result;
+    } catch (error) {
+      db.exec('ROLLBACK TO write');
+      db.exec('RELEASE write');
+      throw error;
+    }
+  };
+
+  /** Explicit transactions open: a write or transaction inside one becomes a savepoint of it. */
+  let depth = 0;
+  const nested = <T>(work: () => T): T => {
+    depth += 1;
+    try {
+      return inSavepoint(work);
+    } finally {
+      depth -= 1;
+    }
+  };
+
+  const transaction = <T>(work: () => T): T => {
+    if (depth > 0) return nested(work);
+    if (group) {
+      const result = nested(work);
+      const error = commitGroup();
+      if (error !== undefined) throw error;
+      return result;
+    }
+    db.exec('BEGIN IMMEDIATE');
+    depth += 1;
+    try {
+      const result = work();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    } finally {
+      depth -= 1;
+    }
+  };
+
+  return {
+    transaction,
+    write<T>(work: () => T): T {
+      if (depth > 0) return inSavepoint(work);
+      if (!grouping) return transaction(work);
+      if (!group) openGroup();
+      return inSavepoint(work);
+    },
+    committed: () => group?.done ?? Promise.resolve(),
+    setGrouping(on, onCommitError) {
+      grouping = on;
+      reportCommitError = onCommitError;
+      if (!on) {
+        const error = commitGroup();
+        if (error !== undefined) onCommitError?.(error);
+      }
+    },
+  };
+}
