@@ -80,7 +80,9 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
       const resolved = resolveConfig(file, home, deps.env);
       const targets = routeTargetIssues(resolved.values);
       if (targets.length > 0) return { ok: false, issues: targets };
-      return { ok: true, resolved, routes: deps.webhooks ? resolveWebhooks(resolved).routes : null };
+      // What the next start would check, and then the routes as the running listener would serve them.
+      if (resolved.values.platforms?.webhook?.enabled === true) resolveWebhooks(resolved);
+      return { ok: true, resolved, routes: deps.webhooks ? resolveWebhooks(resolved, deps.initial.webhook.host).routes : null };
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       return { ok: false, issues: [{ path: 'platforms.webhook.extra.routes', reason: `${error.message}. ${error.hint ?? ''}`.trim() }] };

@@ -43,10 +43,12 @@ export interface ResolvedWebhooks {
  * The webhook platform's typed settings. Throws ConfigError for what would make a route unsafe:
  * no secret at all, an unresolved `${VAR}` secret, or INSECURE_NO_AUTH on a non-loopback bind.
  */
-export function resolveWebhooks(config: ResolvedConfig): ResolvedWebhooks {
+export function resolveWebhooks(config: ResolvedConfig, boundHost?: string): ResolvedWebhooks {
   const webhook = config.values.platforms?.webhook;
   const extra = webhook?.extra ?? {};
-  const host = extra.host ?? '0.0.0.0';
+  // A running gateway swapping routes in checks INSECURE_NO_AUTH against the address it is bound to,
+  // not a host that a restart would bind.
+  const host = boundHost ?? extra.host ?? '0.0.0.0';
   const rateLimit = extra.rate_limit ?? DEFAULT_RATE_LIMIT;
   const configFile = config.home.configFile;
   const routes = new Map<string, ResolvedRoute>();

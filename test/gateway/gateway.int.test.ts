@@ -132,4 +132,26 @@ describe('gateway core', () => {
     expect(gateway.webhooks.routes().map((route) => route.name)).toEqual(['demo', 'fromdisk']);
     expect((await post('fromdisk')).status).toBe(202);
   });
+
+  it('never swaps in an INSECURE_NO_AUTH route while the listener is bound to a non-loopback host, even when the file moves the host', async () => {
+    const home = tempHome();
+    const file = defaultConfig();
+    Object.assign(file.platforms!.webhook!.extra!, { host: '0.0.0.0', port: 0 });
+    const write = () => writeConfigFile(home.configFile, file as Record<string, unknown>);
+    write();
+    const store = openStore(home.stateDb);
+    const gateway = createGateway({ config: resolveConfig(file, home, {}), store, logger: captureLogger().logger });
+    cleanups.push(async () => { await gateway.stop('test over'); store.close(); });
+    await gateway.start();
+    // The host change needs a restart; the route would be served now, on 0.0.0.0, without a signature.
+    Object.assign(file.platforms!.webhook!.extra!, { host: '127.0.0.1' });
+    (file.platforms!.webhook!.extra!.routes!.demo as RouteConfig).secret = 'INSECURE_NO_AUTH';
+    write();
+    const result = await gateway.config.reload();
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.reason).toContain('uses INSECURE_NO_AUTH but the listener binds 0.0.0.0');
+    const url = gateway.snapshot().webhook.url!.replace('0.0.0.0', '127.0.0.1');
+    const unsigned = await fetch(`${url}/webhooks/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(unsigned.status).toBe(401);
+  });
 });

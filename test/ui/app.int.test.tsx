@@ -91,6 +91,25 @@ describe('console app with a real gateway core and the scripted model', () => {
     await waitForFrame(lastFrame, (frame) => frame.includes('Understood, not rebooting.'));
   });
 
+  it('gives the keys back when the request goes away while its deny reason is typed', async () => {
+    const { lastFrame, stdin, gateway, quits } = await consoleWith([
+      { toolCalls: [{ name: 'terminal', args: { command: 'sudo reboot' } }] },
+      { text: 'Denied elsewhere, fine.' },
+    ]);
+    await openCommandLine(stdin, lastFrame);
+    await type(stdin, lastFrame, 'run reboot the box');
+    stdin.write(keys.enter);
+    await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1'));
+    stdin.write('d');
+    await waitForFrame(lastFrame, (frame) => frame.includes('Reason (optional, Enter to deny):'));
+    // Decided from another terminal (switchboard approvals deny) while the reason was open.
+    gateway.approvals.resolve(gateway.approvals.pending()[0]!.id, 'denied', { by: 'cli' });
+    await waitForFrame(lastFrame, (frame) => frame.includes('approvals 0') && !frame.includes('Reason (optional'));
+    await waitForFrame(lastFrame, (frame) => frame.includes('runs 0') && frame.includes('Run ok; see the Output pane'));
+    stdin.write('q');
+    await waitForFrame(lastFrame, () => quits() === 1);
+  });
+
   it('lists every key with ?, and quits on q when nothing runs', async () => {
     const { lastFrame, stdin, quits } = await consoleWith([{ text: 'unused' }]);
     stdin.write('?');

@@ -1,6 +1,6 @@
 import { Box, Text, useInput } from 'ink';
 import TextInput from 'ink-text-input';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { ApprovalRecord } from '../../store/approvals.js';
 import { fit, formatDuration } from '../format.js';
 import { commandFor } from '../keymap.js';
@@ -22,6 +22,8 @@ export function ApprovalDialog({ request, position, total, now, width, maxArgLin
   onCapture?: (capturing: boolean) => void;
 }) {
   const [reason, setReason] = useState<string | undefined>();
+  // The request can go away while its reason is typed (expired, run cancelled): give the keys back.
+  useEffect(() => () => onCapture?.(false), []); // once, on unmount
   useInput((input, key) => {
     if (reason !== undefined) {
       if (key.escape) onChoice({ decision: 'deny' });
