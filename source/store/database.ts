@@ -22,7 +22,7 @@ export function openStore(file: string, migrations: readonly Migration[] = allMi
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const db = new DatabaseSync(file);
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  db.exec('PRAGMA journal_mode = WAL');
+  enableWal(db);
   db.exec('PRAGMA synchronous = NORMAL');
   db.exec('PRAGMA foreign_keys = ON');
   fs.chmodSync(file, 0o600); // webhook bodies and subscription secrets live here
@@ -58,3 +58,22 @@ function userVersion(db: DatabaseSync): number {
   const row = db.prepare('PRAGMA user_version').get() as { user_version: number };
   return row.user_version;
 }
+
+/**
+ * Switching a fresh file to WAL needs an exclusive lock for which SQLite does not always call the busy
+ * handler: two processes opening a new state.db at once can get "database is locked" at once. Retry for
+ * as long as the busy timeout would have waited.
+ */
+function enableWal(db: DatabaseSync): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { errcode?: number }).errcode !== 5 || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10); // a synchronous 10 ms pause: openStore is synchronous
+    }
+  }
+}
+
