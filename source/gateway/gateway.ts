@@ -137,6 +137,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   let webhookUrl: string | null = null;
   let lock: ReturnType<typeof acquireGatewayLock> | undefined;
   let checkpointer: Checkpointer | undefined;
+  const reportCommitError = (error: unknown) => logger.error({ err: error }, 'Committing to state.db failed; the writes of that moment are lost');
 
   const components: Component[] = [
     {
@@ -151,12 +152,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     {
       name: 'store group commit',
       start: () => {
-        deps.store.setGrouping(true, (error) => logger.error({ err: error }, 'Committing to state.db failed; the writes of that moment are lost'));
+        deps.store.setGrouping(true, reportCommitError);
         checkpointer = startCheckpointer(deps.store, { onError: (message) => logger.warn(message) });
       },
       stop: async () => {
         await checkpointer?.stop();
-        deps.store.setGrouping(false);
+        deps.store.setGrouping(false, reportCommitError);
       },
     },
     // Stopped after the approval queue is cancelled (STYLE.md section 2: cancel approvals, then close MCP clients).

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Tool } from '@modelcontextprotocol/client';
@@ -51,6 +52,9 @@ export interface ConnectionDeps {
   backoff?: Partial<typeof DEFAULT_BACKOFF>;
   clientInfo?: { name: string; version: string };
 }
+
+/** How often a `needs-login` server looks for tokens written by a login in another process. */
+const LOGIN_CHECK_MS = 2000;
 
 export const DEFAULT_BACKOFF = { minMs: 1000, maxMs: 60_000, failuresBeforeFailed: 5, failedRetryMs: 5 * 60_000 };
 
@@ -208,10 +212,27 @@ export function createMcpConnection(deps: ConnectionDeps) {
     ensureSession().catch((error) => handleConnectError(error));
   }
 
+  /**
+   * `needs-login` until tokens arrive: the console's `l` reconnects by itself, and a login from another
+   * process (`switchboard mcp login`) is seen when it rewrites the token file (checked every 2 s).
+   */
+  function awaitLogin(reason: string): void {
+    set('needs-login', reason);
+    const tokenFile = createTokenStore(deps.tokensDir!, server.name).files.tokens;
+    const seen = mtimeOf(tokenFile);
+    const check = () => {
+      if (stopped || state.status !== 'needs-login') return;
+      if (mtimeOf(tokenFile) === seen) return later(LOGIN_CHECK_MS, check);
+      set('reconnecting', `server ${server.name}: new tokens on disk`);
+      reconnect();
+    };
+    later(LOGIN_CHECK_MS, check);
+  }
+
   function handleConnectError(error: unknown): void {
     const login = server.auth === 'oauth' ? asNeedsLogin(server.name, error) : undefined;
     if (login) {
-      set('needs-login', login.message);
+      awaitLogin(login.message);
       return;
     }
     let reason = describeError(error);
@@ -315,7 +336,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
           clearKeepalive();
           void current.close();
         }
-        set('needs-login', login.message);
+        awaitLogin(login.message);
         throw new McpCallError(`server ${server.name}: ${label} failed: ${login.message.replace(`server ${server.name}: `, '')}`);
       }
     } finally {
@@ -385,4 +406,12 @@ function callErrorMessage(server: ResolvedMcpServer, label: string, error: unkno
     return `server ${server.name}: ${label} did not answer within ${server.timeoutMs / 1000} s (mcp_servers.${server.name}.timeout = ${server.timeoutMs / 1000})`;
   }
   return `server ${server.name}: ${label} failed: ${describeError(error)}`;
+}
+
+function mtimeOf(file: string): number {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
 }

@@ -45,6 +45,7 @@ export interface Checkpointer {
  */
 export function startCheckpointer(store: Pick<Store, 'db' | 'file'>, options: { intervalMs?: number; onError: (message: string) => void }): Checkpointer {
   let stopped = false;
+  let exited = false;
   const fallBack = () => {
     if (store.db.isOpen) store.db.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
   };
@@ -58,16 +59,18 @@ export function startCheckpointer(store: Pick<Store, 'db' | 'file'>, options: { 
     options.onError(`WAL checkpoint thread failed: ${error.message}; checkpoints run on commit again`);
   });
   worker.on('exit', () => {
+    exited = true;
     if (!stopped) fallBack();
   });
   return {
     async stop() {
       if (stopped) return;
       stopped = true;
-      const exited = once(worker, 'exit');
+      if (exited) return fallBack(); // the thread died earlier: no exit event will come again
+      const exit = once(worker, 'exit');
       worker.ref(); // keep the process alive until the thread has closed its connection
       worker.postMessage('stop');
-      await exited;
+      await exit;
       fallBack();
     },
   };

@@ -119,7 +119,7 @@ export function createCommitGroups(db: DatabaseSync): CommitGroups {
       if (depth > 0) return inSavepoint(work);
       if (!grouping) return transaction(work);
       if (!group) openGroup();
-      return inSavepoint(work);
+      return nested(work); // counted, so a transaction() inside it nests instead of committing the group
     },
     committed: () => group?.done ?? Promise.resolve(),
     setGrouping(on, onCommitError) {

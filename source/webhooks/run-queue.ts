@@ -77,6 +77,13 @@ export function createRunQueue(deps: RunQueueDeps) {
   };
 
   async function execute(row: DeliveryRecord, signal: AbortSignal): Promise<void> {
+    // The claim is durable before the run starts: if its commit failed, state.db still holds the row
+    // as queued, and running it now would run it twice.
+    const claimed = await deps.deliveries.committed().then(() => true, (error: unknown) => {
+      deps.logger.error({ err: error, route: row.route, deliveryId: row.deliveryId }, `Claiming ${row.route} ${row.deliveryId} was not committed; it stays queued`);
+      return false;
+    });
+    if (!claimed) return;
     const origin = `webhook:${row.route}:${row.deliveryId}`;
     deps.events?.emit('webhook.runStarted', { seq: row.seq, route: row.route, event: row.event, deliveryId: row.deliveryId, origin, replayOf: row.replayOf, atMs: deps.now() });
     const result = await deps.runAgent({ prompt: row.prompt, system: untrustedPayloadNotice(row), skills: row.skills, firstSkillOnly: true, origin, signal });

@@ -85,6 +85,21 @@ describe('MCP OAuth against oidc-provider', () => {
     expect(others.filter((r) => r.userAgent === UA)).toEqual([]);
   });
 
+  it('a login from another process (mcp login) brings a needs-login server back without a restart', async () => {
+    const p = await peers();
+    const { home, manager, registry, tokensDir, config } = setup(p);
+    await manager.start(servers({ srv: config }), { wait: true });
+    expect(manager.list()[0]).toMatchObject({ status: 'needs-login' });
+    // What `switchboard mcp login srv` does in its own process: a login that writes the same token files.
+    const login = startLogin({
+      server: resolveMcpServer('srv', config, [], home.root)!, tokensDir, logger: pino({ level: 'silent' }),
+      onUrl: (url) => void approveInBrowser(url).then((callback) => fetch(callback)),
+    });
+    await login.done;
+    await until(() => manager.list()[0]?.status === 'ready', 'ready after a login elsewhere', 10_000);
+    expect((await call(registry, 'mcp__srv__whoami')).text).toBe('alice');
+  });
+
   it('a 401 on a tool call refreshes once and retries; a refresh answer without a refresh token keeps the old one', async () => {
     const p = await peers();
     const { manager, registry, read, config } = setup(p);
