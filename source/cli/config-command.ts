@@ -86,7 +86,9 @@ function change(command: Command, key: string, value: unknown): void {
   const gateway = runningGateway(home.lockFile);
   const changed = changedKeys(file, next);
   if (!gateway || changed.length === 0) return;
-  const waiting = changed.filter((entry) => !appliedLive(entry));
+  // The running gateway serves routes when its platform was enabled at start (and still is in the file it read).
+  const webhooksRunning = file.platforms?.webhook?.enabled === true;
+  const waiting = changed.filter((entry) => !appliedLive(entry, webhooksRunning));
   say(waiting.length === 0
     ? `The running gateway (pid ${gateway.pid}) applies this within a few seconds.`
     : `A gateway is running (pid ${gateway.pid}); restart it to apply ${waiting.join(', ')}.`);

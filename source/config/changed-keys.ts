@@ -8,9 +8,12 @@ export function shapesRoutes(key: string): boolean {
   return key.startsWith('platforms.webhook.extra.routes') || routeKeys.includes(key);
 }
 
-/** What a running gateway applies within seconds (its config watch); every other key waits for a restart. */
-export function appliedLive(key: string): boolean {
-  return key.startsWith('mcp_servers') || shapesRoutes(key);
+/**
+ * What a running gateway applies within seconds (its config watch): MCP servers, and the routes when
+ * its webhook platform runs; every other key waits for a restart.
+ */
+export function appliedLive(key: string, webhooksRunning: boolean): boolean {
+  return key.startsWith('mcp_servers') || (webhooksRunning && shapesRoutes(key));
 }
 
 /** Which entries differ: one path per MCP server, route, webhook setting or platform, else per top-level key. */

@@ -1,7 +1,7 @@
 /** Keys whose values are secrets wherever they appear (config show, logs, --json output). */
-const secretKey = /(^|_)(secret|api_key|apikey|token|password|passphrase|client_secret|authorization)$/i;
-/** Environment variable names that usually carry credentials (mcp_servers.*.env). */
-const secretEnvName = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|CREDENTIAL|PRIVATE_KEY)/i;
+const secretKey = /(^|[_-])(secret|api[_-]?key|token|password|passphrase|client[_-]secret|authorization)$/i;
+/** Environment variable and header names that usually carry credentials (mcp_servers.*.env, *.headers). */
+const secretEnvName = /(TOKEN|SECRET|PASSWORD|PASSWD|API[_-]?KEY|CREDENTIAL|PRIVATE[_-]KEY)/i;
 const bearer = /\bbearer\s/i;
 const onlyReference = /^\$\{[^{}]+\}$/;
 
@@ -18,12 +18,14 @@ export function isSecretKey(key: string): boolean {
 export function maskSecrets<T>(value: T, parentKey = ''): T {
   if (value instanceof Error) return maskSecrets(errorFields(value), parentKey) as T;
   if (Array.isArray(value)) {
+    // client_cert: [cert file, key file, key passphrase]: the passphrase is the secret.
+    if (parentKey === 'client_cert') return value.map((item, index) => (index === 2 ? maskValue(item) : item)) as T;
     return value.map((item) => (isSecretKey(parentKey) ? maskValue(item) : maskSecrets(item, parentKey))) as T;
   }
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      if (isSecretKey(key) || (parentKey === 'env' && secretEnvName.test(key))) out[key] = maskValue(item);
+      if (isSecretKey(key) || ((parentKey === 'env' || parentKey === 'headers') && secretEnvName.test(key))) out[key] = maskValue(item);
       else if (typeof item === 'string' && bearer.test(item)) out[key] = item.replace(/(\bbearer\s+)\S+/gi, `$1${MASK}`);
       else out[key] = maskSecrets(item, key);
     }

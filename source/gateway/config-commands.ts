@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { setAt } from '../config/edit.js';
 import { ConfigError } from '../config/errors.js';
-import { changedKeys, shapesRoutes } from '../config/changed-keys.js';
+import { appliedLive, changedKeys, shapesRoutes } from '../config/changed-keys.js';
 import { formatKeyPath } from '../config/key-path.js';
 import { resolveConfig, type ResolvedConfig } from '../config/load.js';
 import type { ConfigFile } from '../config/types.js';
@@ -39,6 +39,13 @@ export interface ConfigCommands {
   reload(by?: 'console' | 'file'): Promise<ConfigChangeResult>;
   /** The checked config in effect. */
   current(): ResolvedConfig;
+  /**
+   * The console's `E`: while `work` runs (the editor is open), the config watch leaves the file alone,
+   * so a half-done save is not applied and the reload afterwards reports what the edit changed.
+   */
+  whileEditing<T>(work: () => Promise<T>): Promise<T>;
+  /** True while the console's editor is open. */
+  editing(): boolean;
 }
 
 export interface ConfigCommandDeps {
@@ -55,6 +62,7 @@ export interface ConfigCommandDeps {
 export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
   const { home } = deps.initial;
   let current = deps.initial;
+  let editors = 0;
   let queue: Promise<unknown> = Promise.resolve();
   /** One change at a time: a form save and an editor reload never interleave. */
   const serially = (work: () => Promise<ConfigChangeResult>): Promise<ConfigChangeResult> => {
@@ -93,7 +101,7 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
     const changed = changedKeys(current.values, resolved.values);
     const mcpChanged = changed.some((key) => key.startsWith('mcp_servers'));
     const routesChanged = changed.some(shapesRoutes);
-    const live = (key: string) => key.startsWith('mcp_servers') || (routes !== null && shapesRoutes(key));
+    const live = (key: string) => appliedLive(key, routes !== null);
     current = resolved;
     const applied: ConfigApplied = {
       changed,
@@ -136,5 +144,14 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
       return { ok: true, value: await apply(checked.resolved, checked.routes, by) };
     }),
     current: () => current,
+    async whileEditing(work) {
+      editors += 1;
+      try {
+        return await work();
+      } finally {
+        editors -= 1;
+      }
+    },
+    editing: () => editors > 0,
   };
 }

@@ -12,6 +12,8 @@ import type { Component } from './lifecycle.js';
 export function createConfigWatch(deps: {
   file: string;
   reload: () => Promise<ConfigChangeResult>;
+  /** The console's editor is open: its reload on return applies the edit. */
+  paused: () => boolean;
   logger: Logger;
   intervalMs?: number;
 }): Component {
@@ -23,6 +25,7 @@ export function createConfigWatch(deps: {
     const mtimeMs = mtimeOf(deps.file);
     if (mtimeMs === seenMtimeMs || checking) return;
     seenMtimeMs = mtimeMs;
+    if (deps.paused()) return;
     checking = deps.reload().then((result) => {
       if (!result.ok) deps.logger.warn(`config.json changed on disk but was not applied: ${result.reason}`);
     }, (error: unknown) => {

@@ -188,7 +188,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     });
   }
   // Last: edits from other processes are applied only once everything they touch is running.
-  components.push(createConfigWatch({ file: config.home.configFile, reload: () => configCommands.reload('file'), logger }));
+  components.push(createConfigWatch({ file: config.home.configFile, reload: () => configCommands.reload('file'), paused: configCommands.editing, logger }));
   const lifecycle = createLifecycle(components, (name, error) => logger.error({ err: error }, `Stopping ${name} failed`));
 
   return {

@@ -35,7 +35,9 @@ function parseConfigText(text: string, configFile: string): Record<string, unkno
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError('CONFIG_NOT_JSON', `${configFile} is not valid JSON: ${(error as Error).message}`, 'Fix the syntax, or move the file away to get a fresh default on the next start.');
+    // JSON.parse may quote the text around the error, which can be a secret: keep only its own words.
+    const reason = (error as Error).message.replace(/,\s*(?:\.\.\.)?"[\s\S]*"(?:\.\.\.)?\s*is not valid JSON$/, '');
+    throw new ConfigError('CONFIG_NOT_JSON', `${configFile} is not valid JSON: ${reason}`, 'Fix the syntax, or move the file away to get a fresh default on the next start.');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ConfigError('CONFIG_NOT_OBJECT', `${configFile} must contain a JSON object`, 'Fix the file, or move it away to get a fresh default on the next start.');

@@ -162,7 +162,8 @@ export function choosePort(oauth: ResolvedOAuth, store: TokenStore, retryingDocu
 function loopbackPort(uri: string): { port: number; path: string } | undefined {
   try {
     const url = new URL(uri);
-    if (url.protocol !== 'http:' || !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) || url.port === '') return undefined;
+    // The listener binds 127.0.0.1 (where localhost resolves); any other redirect URI gets a random port and a pasted redirect.
+    if (url.protocol !== 'http:' || !['127.0.0.1', 'localhost'].includes(url.hostname) || url.port === '') return undefined;
     return { port: Number(url.port), path: url.pathname };
   } catch {
     return undefined;

@@ -15,7 +15,7 @@ export class NeedsLoginError extends Error {
 }
 
 /** Our NeedsLoginError anywhere in the cause chain (the transports wrap what the provider throws). */
-export function findNeedsLogin(error: unknown): NeedsLoginError | undefined {
+function findNeedsLogin(error: unknown): NeedsLoginError | undefined {
   let current: unknown = error;
   for (let depth = 0; current && typeof current === 'object' && depth < 6; depth++) {
     if ((current as { code?: unknown }).code === 'MCP_NEEDS_LOGIN') return current as NeedsLoginError;
@@ -179,7 +179,6 @@ export function createOAuthProvider(deps: OAuthProviderDeps) {
   };
 }
 
-export type OAuthProviderHandle = ReturnType<typeof createOAuthProvider>;
 
 function unionScopes(...scopes: Array<string | null | undefined>): string | undefined {
   const all = [...new Set(scopes.flatMap((s) => (s ? s.split(/\s+/) : [])).filter(Boolean))];

@@ -157,7 +157,7 @@ export function App({ model, gateway, copy, openUrl, openEditor, onQuit }: AppPr
   const editConfigFile = async () => {
     setOverlay({ kind: 'none' });
     let ran: EditorResult = { ok: false, reason: 'the editor did not start' };
-    await suspendTerminal(async () => { ran = await openEditor(homeLayout(state.snapshot.home).configFile); });
+    await gateway.config.whileEditing(() => suspendTerminal(async () => { ran = await openEditor(homeLayout(state.snapshot.home).configFile); }));
     if (!ran.ok) return setNotice(`config.json not reloaded: ${ran.reason}.`);
     const result = await gateway.config.reload();
     if (!result.ok) return setOverlay({ kind: 'configProblems', issues: result.issues, reason: result.reason });

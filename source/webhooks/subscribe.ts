@@ -71,7 +71,7 @@ export function unsubscribeWebhook(deps: Pick<SubscriptionDeps, 'subscriptions' 
     if (deps.subscriptions.remove(name)) return { name, shadowed: deps.isStaticRoute(name) };
     if (deps.isStaticRoute(rawName)) {
       throw new ConfigError('STATIC_ROUTE', `"${rawName}" is a static route in config.json, not a subscription`,
-        `Remove it with: switchboard config unset platforms.webhook.extra.routes.${rawName} (then restart the gateway), or edit it with e in the console.`);
+        `Remove it with: switchboard config unset platforms.webhook.extra.routes.${rawName} (a running gateway drops it within seconds), or edit it with e in the console.`);
     }
     throw new ConfigError('NO_SUBSCRIPTION', `No subscription named "${name}"`, 'See them with: switchboard webhook list');
   });

@@ -120,6 +120,11 @@ describe('switchboard CLI', () => {
     const broken = await runCli(['config', 'validate', '--home', home.root]);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain(`${home.configFile} is not valid JSON`);
+    // JSON.parse quotes the text around an error; an unquoted secret must not reach the message.
+    fs.writeFileSync(home.configFile, '{ "model": { "api_key": sk-live-0123456789abcdef } }');
+    const leaky = await runCli(['config', 'validate', '--home', home.root]);
+    expect(leaky.stderr).toContain(`${home.configFile} is not valid JSON: Unexpected token`);
+    expect(leaky.stderr).not.toContain('sk-live');
   });
 
   it('runs the headless gateway: startup line, /health, status from another process, SIGTERM shutdown', async () => {

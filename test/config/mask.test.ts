@@ -26,6 +26,15 @@ describe('maskSecrets', () => {
     expect(config.model.api_key).toBe('sk-live-123');
   });
 
+  it('masks hyphenated credential headers and the passphrase of client_cert', () => {
+    const masked = maskSecrets({ mcp_servers: { gl: {
+      headers: { 'X-API-Key': 'sk-abc', 'PRIVATE-TOKEN': 'glpat-xyz', 'X-Request-Source': 'switchboard' },
+      client_cert: ['c.pem', 'k.pem', 'hunter2'],
+    } } });
+    expect(masked.mcp_servers.gl.headers).toEqual({ 'X-API-Key': MASK, 'PRIVATE-TOKEN': MASK, 'X-Request-Source': 'switchboard' });
+    expect(masked.mcp_servers.gl.client_cert).toEqual(['c.pem', 'k.pem', MASK]);
+  });
+
   it('keeps the message and stack of errors', () => {
     const error = Object.assign(new Error('boom'), { code: 'E_X', token: 't0p' });
     const masked = maskSecrets({ err: error }) as unknown as { err: Record<string, unknown> };

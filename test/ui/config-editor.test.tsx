@@ -19,6 +19,20 @@ function fakeEditor(edits: string[]): string {
 }
 
 describe('E: config.json in $EDITOR', () => {
+  it('the config watch waits while the editor is open: a save taking longer than its interval is applied once, on return', async () => {
+    // The editor saves, then stays open past two watch intervals (1 s each), as a person would.
+    const editor = fakeEditor([`sed -i 's/"deliver": "log"/"deliver": "local"/' "$1"; sleep 2.5`]);
+    const view = await renderConsole({ editor, size: { columns: 160, rows: 30 } });
+    closers.push(view.close);
+    const { lastFrame, stdin, gateway, store } = view;
+    await waitForFrame(lastFrame, (f) => f.includes('switchboard http://127.0.0.1:'));
+    stdin.write('E');
+    await waitForFrame(lastFrame, (f) => bottomLine(f).includes('config.json: platforms.webhook.extra.routes.demo changed; routes: updated demo.'), 15_000);
+    expect(gateway.webhooks.routes().find((route) => route.name === 'demo')?.deliver).toBe('local');
+    const sources = (store.db.prepare("SELECT source FROM audit WHERE kind = 'config.changed'").all() as Array<{ source: string }>).map((row) => row.source);
+    expect(sources).toEqual(['console']);
+  });
+
   it('reloads what changed on save; an invalid file changes nothing, lists its problems and can be reopened', async () => {
     const editor = fakeEditor([
       `sed -i 's/"deliver": "log"/"deliver": "local"/' "$1"`,

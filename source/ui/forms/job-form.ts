@@ -4,16 +4,16 @@ import type { JobRow } from '../../store/jobs.js';
 import type { EditForm } from './edit-form.js';
 import { definitionFields, issuesByField } from './schema-fields.js';
 
-/**
- * `e` on a job: the keys of `$defs/job`. Jobs live in the store, so saving goes through the core
- * job commands (edit, then pause or resume), never config.json.
- */
 /** The field a job command's reason is about (its reasons name the field: "invalid schedule", "deliver ...", "skill ..."), else the form. */
 function fieldNamed(reason: string): string {
   const match = /\b(schedule|prompt|name|deliver|skill|script|catch_up)\b/.exec(reason);
   return match ? (match[1] === 'skill' ? 'skills' : match[1]!) : '';
 }
 
+/**
+ * `e` on a job: the keys of `$defs/job`. Jobs live in the store, so saving goes through the core
+ * job commands (edit, then pause or resume), never config.json.
+ */
 export function jobForm(jobs: Pick<JobsCore, 'edit' | 'pause' | 'resume'>, job: JobRow): EditForm {
   const entry = { schedule: job.schedule, prompt: job.prompt, name: job.name, deliver: job.deliver, skills: job.skills, script: job.script ?? undefined, enabled: job.enabled, catch_up: job.catchUp };
   const fields = definitionFields('job', entry).map((field) => (field.key === 'schedule' || field.key === 'prompt' ? { ...field, required: true } : field));
