@@ -42,6 +42,16 @@ async function openCommandLine(stdin: { write(data: string): void }, lastFrame: 
   await waitForFrame(lastFrame, (frame) => frame.trimEnd().split('\n').at(-1)!.trim() === '/');
 }
 
+/** Starts a run from the command line whose tool call needs approval, and opens the deny reason of its dialog. */
+async function openDenyReason(stdin: { write(data: string): void }, lastFrame: () => string | undefined, command: string) {
+  await openCommandLine(stdin, lastFrame);
+  await type(stdin, lastFrame, command);
+  stdin.write(keys.enter);
+  await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1'));
+  stdin.write('d');
+  await waitForFrame(lastFrame, (frame) => frame.includes('Reason (optional, Enter to deny):'));
+}
+
 describe('console app with a real gateway core and the scripted model', () => {
   it('drives a dangerous tool call from the approval key press to a finished run', async () => {
     const { lastFrame, stdin, home, gateway } = await consoleWith([
@@ -76,12 +86,7 @@ describe('console app with a real gateway core and the scripted model', () => {
       { toolCalls: [{ name: 'terminal', args: { command: 'sudo reboot' } }] },
       { text: 'Understood, not rebooting.' },
     ]);
-    await openCommandLine(stdin, lastFrame);
-    await type(stdin, lastFrame, 'run reboot the box');
-    stdin.write(keys.enter);
-    await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1'));
-    stdin.write('d');
-    await waitForFrame(lastFrame, (frame) => frame.includes('Reason (optional, Enter to deny):'));
+    await openDenyReason(stdin, lastFrame, 'run reboot the box');
     // Letters of the reason are text: q must not ask to quit.
     await type(stdin, lastFrame, 'not now, quit asking');
     expect(lastFrame()).toContain('Reason (optional, Enter to deny): not now, quit asking');
@@ -96,12 +101,7 @@ describe('console app with a real gateway core and the scripted model', () => {
       { toolCalls: [{ name: 'terminal', args: { command: 'sudo reboot' } }] },
       { text: 'Denied elsewhere, fine.' },
     ]);
-    await openCommandLine(stdin, lastFrame);
-    await type(stdin, lastFrame, 'run reboot the box');
-    stdin.write(keys.enter);
-    await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1'));
-    stdin.write('d');
-    await waitForFrame(lastFrame, (frame) => frame.includes('Reason (optional, Enter to deny):'));
+    await openDenyReason(stdin, lastFrame, 'run reboot the box');
     // Decided from another terminal (switchboard approvals deny) while the reason was open.
     gateway.approvals.resolve(gateway.approvals.pending()[0]!.id, 'denied', { by: 'cli' });
     await waitForFrame(lastFrame, (frame) => frame.includes('approvals 0') && !frame.includes('Reason (optional'));

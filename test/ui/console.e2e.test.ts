@@ -24,6 +24,21 @@ const sessionAlive = () => {
 const closers: Array<() => unknown> = [];
 afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
 
+/** Starts the console in the tmux session `console` and waits for its header to show the listener URL it bound. */
+async function startConsole(lockFile: string, columns: number, rows: number, command: string): Promise<string> {
+  tmux('new-session', '-d', '-s', 'console', '-x', String(columns), '-y', String(rows), command);
+  closers.push(() => { if (sessionAlive()) tmux('kill-server'); });
+  const url = await waitUntil(() => {
+    try {
+      return (JSON.parse(fs.readFileSync(lockFile, 'utf8')) as { webhookUrl?: string }).webhookUrl;
+    } catch {
+      return undefined;
+    }
+  }, 30_000, 'the console gateway to bind its listener');
+  await waitUntil(() => capture().includes(url), 10_000, 'the header with the listener URL');
+  return url;
+}
+
 describe('the built console under tmux', () => {
   it('shows a signed webhook as accepted, takes an approval with a key, and shows the run delivered', { timeout: 120_000 }, async () => {
     const model = await startScriptedModel([
@@ -40,16 +55,7 @@ describe('the built console under tmux', () => {
     fs.mkdirSync(home.root, { recursive: true, mode: 0o700 });
     fs.writeFileSync(home.configFile, JSON.stringify(config), { mode: 0o600 });
 
-    tmux('new-session', '-d', '-s', 'console', '-x', '130', '-y', '40', `${process.execPath} ${cliPath} --home ${home.root}`);
-    closers.push(() => { if (sessionAlive()) tmux('kill-server'); });
-    const url = await waitUntil(() => {
-      try {
-        return (JSON.parse(fs.readFileSync(home.lockFile, 'utf8')) as { webhookUrl?: string }).webhookUrl;
-      } catch {
-        return undefined;
-      }
-    }, 30_000, 'the console gateway to bind its listener');
-    await waitUntil(() => capture().includes(url), 10_000, 'the header with the listener URL');
+    const url = await startConsole(home.lockFile, 130, 40, `${process.execPath} ${cliPath} --home ${home.root}`);
 
     send('2');
     await waitUntil(() => capture().includes(`route gh`), 10_000, 'the Webhook deliveries pane');
@@ -82,16 +88,7 @@ describe('the built console under tmux', () => {
     const editor = `${home.root}/editor.sh`;
     fs.writeFileSync(editor, `#!/bin/sh\nsed -i 's/"issues"/"push"/' "$1"\n`, { mode: 0o755 });
 
-    tmux('new-session', '-d', '-s', 'console', '-x', '120', '-y', '30', `env EDITOR=${editor} ${process.execPath} ${cliPath} --home ${home.root}`);
-    closers.push(() => { if (sessionAlive()) tmux('kill-server'); });
-    const url = await waitUntil(() => {
-      try {
-        return (JSON.parse(fs.readFileSync(home.lockFile, 'utf8')) as { webhookUrl?: string }).webhookUrl;
-      } catch {
-        return undefined;
-      }
-    }, 30_000, 'the console gateway to bind its listener');
-    await waitUntil(() => capture().includes(url), 10_000, 'the header with the listener URL');
+    const url = await startConsole(home.lockFile, 120, 30, `env EDITOR=${editor} ${process.execPath} ${cliPath} --home ${home.root}`);
     const post = (event: string) => {
       const body = JSON.stringify({ ref: 'main' });
       return fetch(`${url}/webhooks/gh`, { method: 'POST', headers: githubHeaders(SECRET, body, event), body });
