@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { mtimeOf } from '../infra/mtime.js';
 import type { Logger } from 'pino';
 import type { ConfigChangeResult } from './config-commands.js';
 import type { Component } from './lifecycle.js';
@@ -45,12 +45,4 @@ export function createConfigWatch(deps: {
       await checking;
     },
   };
-}
-
-function mtimeOf(file: string): number {
-  try {
-    return fs.statSync(file).mtimeMs;
-  } catch {
-    return 0;
-  }
 }

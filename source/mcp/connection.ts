@@ -1,17 +1,15 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ApprovalRequester } from '../agent/types.js';
 import { createHttpClient, type HttpClient } from './http-fetch.js';
 import { isModernOnlyRejection } from './era-errors.js';
-import { asNeedsLogin, createOAuthProvider, withTokenEndpointUserAgent } from './oauth-provider.js';
+import { createHeadlessOAuth } from './headless-oauth.js';
 import { preflight } from './preflight.js';
 import type { ResolvedMcpServer } from './server-config.js';
 import { clientCapabilities, installServerRequestHandlers, type SampleFn } from './server-requests.js';
-import type { McpEra, McpSession, TransportAuth } from './session.js';
+import type { McpEra, McpSession } from './session.js';
 import { createStderrRing, type StderrRing } from './stderr-ring.js';
-import { createTokenStore } from './token-store.js';
 
 /** `needs-login`: an `auth: oauth` server without usable tokens; no retries until a login (reason carries the hint). */
 export type McpServerStatus = 'disabled' | 'connecting' | 'ready' | 'degraded' | 'reconnecting' | 'recycled' | 'failed' | 'needs-login';
@@ -85,6 +83,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
     state = { ...state, status, reason, era: session?.era ?? state.era, protocolVersion: session?.protocolVersion ?? state.protocolVersion, updatedAtMs: deps.now() };
     deps.onState(state);
   };
+  const headlessOAuth = createHeadlessOAuth({ server, tokensDir: deps.tokensDir, logger, now: deps.now });
   const later = (ms: number, fn: () => void) => {
     const timer = setTimeout(() => {
       timers.delete(timer);
@@ -109,11 +108,12 @@ export function createMcpConnection(deps: ConnectionDeps) {
           if (!checked.ok) throw new FatalConnectError(checked.reason);
         }
       }
+      if (server.auth === 'oauth' && !deps.tokensDir) throw new FatalConnectError(`server ${server.name}: auth: oauth needs a token folder (mcp-tokens)`);
       const requestDeps = { server, approvals: deps.approvals, sample: deps.sample, now: deps.now };
       // Loaded on the first connect: a gateway without MCP servers never loads the MCP SDK.
       const { openSession } = await import('./session.js');
       const opened = openSession({
-        server, stderr, http, signal: controller.signal, oauth: headlessAuth(),
+        server, stderr, http, signal: controller.signal, oauth: headlessOAuth.transportAuth(http),
         capabilities: clientCapabilities(requestDeps),
         setup: (client) => installServerRequestHandlers(client, requestDeps),
         clientInfo: deps.clientInfo ?? { name: 'switchboard', version: '0.1.0' },
@@ -125,16 +125,6 @@ export function createMcpConnection(deps: ConnectionDeps) {
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  /** `auth: oauth`: stored tokens and refresh only; anything needing a person ends in `needs-login`. */
-  function headlessAuth(): TransportAuth | undefined {
-    if (server.auth !== 'oauth' || !http) return undefined;
-    if (!deps.tokensDir) throw new FatalConnectError(`server ${server.name}: auth: oauth needs a token folder (mcp-tokens)`);
-    const handle = createOAuthProvider({
-      server: server.name, oauth: server.oauth!, store: createTokenStore(deps.tokensDir, server.name), logger, now: deps.now, mode: { kind: 'headless' },
-    });
-    return { provider: handle.provider, fetch: withTokenEndpointUserAgent(http.fetch, server.oauth?.userAgent, handle.tokenEndpoint) };
   }
 
   async function discover(listed?: Tool[]): Promise<void> {
@@ -218,11 +208,10 @@ export function createMcpConnection(deps: ConnectionDeps) {
    */
   function awaitLogin(reason: string): void {
     set('needs-login', reason);
-    const tokenFile = createTokenStore(deps.tokensDir!, server.name).files.tokens;
-    const seen = mtimeOf(tokenFile);
+    const tokensChanged = headlessOAuth.tokensChangedFromNow();
     const check = () => {
       if (stopped || state.status !== 'needs-login') return;
-      if (mtimeOf(tokenFile) === seen) return later(LOGIN_CHECK_MS, check);
+      if (!tokensChanged()) return later(LOGIN_CHECK_MS, check);
       set('reconnecting', `server ${server.name}: new tokens on disk`);
       reconnect();
     };
@@ -230,7 +219,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
   }
 
   function handleConnectError(error: unknown): void {
-    const login = server.auth === 'oauth' ? asNeedsLogin(server.name, error) : undefined;
+    const login = headlessOAuth.needsLogin(error);
     if (login) {
       awaitLogin(login.message);
       return;
@@ -328,7 +317,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
       try {
         return await fn(current, signal);
       } catch (error) {
-        const login = server.auth === 'oauth' ? asNeedsLogin(server.name, error) : undefined;
+        const login = headlessOAuth.needsLogin(error);
         if (!login) throw new McpCallError(callErrorMessage(server, label, error));
         // The transport already made its one refresh-and-retry: drop the session until a login.
         if (session === current) {
@@ -406,12 +395,4 @@ function callErrorMessage(server: ResolvedMcpServer, label: string, error: unkno
     return `server ${server.name}: ${label} did not answer within ${server.timeoutMs / 1000} s (mcp_servers.${server.name}.timeout = ${server.timeoutMs / 1000})`;
   }
   return `server ${server.name}: ${label} failed: ${describeError(error)}`;
-}
-
-function mtimeOf(file: string): number {
-  try {
-    return fs.statSync(file).mtimeMs;
-  } catch {
-    return 0;
-  }
 }
