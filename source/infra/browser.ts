@@ -1,5 +1,3 @@
-import { execa } from 'execa';
-
 /** A display to show a browser on: macOS, or an X11/Wayland session (never over plain SSH or in CI). */
 export function canOpenBrowser(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): boolean {
   if (platform === 'darwin') return true;
@@ -11,11 +9,12 @@ export function canOpenBrowser(env: NodeJS.ProcessEnv = process.env, platform: N
  * printed as well and a pasted redirect URL completes the login just the same.
  */
 export function openBrowser(url: string, platform: NodeJS.Platform = process.platform): void {
-  try {
+  // execa is loaded on first use, like every execa caller.
+  void import('execa').then(({ execa }) => {
     const child = execa(platform === 'darwin' ? 'open' : 'xdg-open', [url], { detached: true, stdio: 'ignore', reject: false });
     child.unref();
-    void child.catch(() => {});
-  } catch {
+    return child;
+  }).catch(() => {
     // No opener installed: the printed URL is the fallback.
-  }
+  });
 }

@@ -1,5 +1,3 @@
-import { execa, parseCommandString } from 'execa';
-
 export type EditorResult = { ok: true } | { ok: false; reason: string };
 
 /**
@@ -7,6 +5,7 @@ export type EditorResult = { ok: true } | { ok: false; reason: string };
  * only while Ink is suspended. `$EDITOR` may carry arguments (`code -w`).
  */
 export async function openInEditor(file: string, env: NodeJS.ProcessEnv = process.env): Promise<EditorResult> {
+  const { execa, parseCommandString } = await import('execa'); // loaded on first use, like every execa caller
   const editor = env.EDITOR?.trim() || 'vi';
   const [command, ...args] = parseCommandString(editor);
   try {
