@@ -6,6 +6,7 @@ import { openCallbackListener, type CallbackListener, type PortChoice } from './
 import { overridesSet, resolveOAuth, type Checked, type ResolvedOAuth } from './oauth-config.js';
 import { createOAuthProvider, withTokenEndpointUserAgent } from './oauth-provider.js';
 import type { ResolvedMcpServer } from './server-config.js';
+import { describeError } from './connection.js';
 import { isModernOnlyRejection } from './era-errors.js';
 import { makeTransport, MODERN_VERSION, type McpEra } from './session.js';
 import { createStderrRing } from './stderr-ring.js';
@@ -110,10 +111,15 @@ async function attempt(options: LoginOptions, store: TokenStore, retryingDocumen
   try {
     let met: Transport | 'authorized';
     try {
-      met = await probe(server.protocol === 'stateless' ? 'modern' : 'legacy');
+      try {
+        met = await probe(server.protocol === 'stateless' ? 'modern' : 'legacy');
+      } catch (error) {
+        if (server.protocol !== 'auto' || !isModernOnlyRejection(error)) throw error;
+        met = await probe('modern');
+      }
     } catch (error) {
-      if (server.protocol !== 'auto' || !isModernOnlyRejection(error)) throw error;
-      met = await probe('modern');
+      if (options.signal?.aborted) throw error;
+      throw describeAuthError(server.name, error, `reaching ${server.url}`);
     }
     if (met === 'authorized' || !authorizationUrl) return { kind: 'done', result: { server: server.name, usedDocument: false, notNeeded: true } };
     const transport = met;
@@ -193,7 +199,7 @@ async function waitForRedirect(listener: CallbackListener, options: LoginOptions
   }
 }
 
-function describeAuthError(server: string, error: unknown): Error {
+function describeAuthError(server: string, error: unknown, step?: string): Error {
   if (error instanceof OAuthError) return new Error(`server ${server}: login failed: the authorization server answered ${error.code}${error.message && error.message !== error.code ? ` (${error.message})` : ''}`);
-  return new Error(`server ${server}: login failed: ${(error as Error)?.message ?? String(error)}`);
+  return new Error(`server ${server}: login failed${step ? ` ${step}` : ''}: ${describeError(error)}`);
 }

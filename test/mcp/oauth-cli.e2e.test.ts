@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loopbackRedirectUris } from '../../source/mcp/oauth-config.js';
 import { runCli, startCli, type RunningCli } from '../helpers/cli.js';
+import { freePort } from '../helpers/mcp.js';
 import { approveInBrowser, startOAuthPeers } from '../helpers/oauth.js';
 import { tempHome } from '../helpers/temp-home.js';
 
@@ -81,6 +82,14 @@ describe('switchboard mcp login / client-metadata / check-metadata', () => {
     const plain = await runCli(['mcp', 'login', 'plain', '--home', home.root]);
     expect(plain.code).toBe(2);
     expect(plain.stderr).toContain('error: server plain does not use OAuth: set mcp_servers.plain.auth to "oauth"');
+  });
+
+  it('login says which server and address it could not reach', async () => {
+    const port = await freePort();
+    const home = await homeWith({ gone: { url: `http://127.0.0.1:${port}/mcp`, auth: 'oauth' } });
+    const login = await runCli(['mcp', 'login', 'gone', '--no-browser', '--home', home.root], { env: noDisplay });
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain(`error: server gone: login failed reaching http://127.0.0.1:${port}/mcp: fetch failed: connect ECONNREFUSED 127.0.0.1:${port}`);
   });
 
   it('client-metadata prints the document for a URL and rejects URLs that break spec 5.3', async () => {
