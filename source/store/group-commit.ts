@@ -10,6 +10,13 @@ export interface CommitGroups {
   write<T>(work: () => T): T;
   /** Settles once every write made so far is committed (rejects if that commit failed). */
   committed(): Promise<void>;
+  /**
+   * Like committed(), for a writer someone is waiting on (a webhook's 202): the first such writer of
+   * an event-loop turn commits at once instead of at the end of the turn. At a steady rate that is
+   * every writer (0.3 ms to the 202 instead of about 1 ms, 5 ms at p99 with runs in the turn); under
+   * a flood a turn holds many writers and the rest still share the turn's commit.
+   */
+  commitSoon(): Promise<void>;
   /** Turns grouping on or off; off commits what is open. */
   setGrouping(on: boolean, onCommitError?: (error: unknown) => void): void;
 }
@@ -30,8 +37,13 @@ interface OpenGroup {
  * busy timeout as for any writer.
  */
 export function createCommitGroups(db: DatabaseSync): CommitGroups {
+  // Prepared once: every grouped write takes a savepoint, and parsing its SQL each time showed in profiles.
+  const savepoint = db.prepare('SAVEPOINT write');
+  const release = db.prepare('RELEASE write');
+  const rollbackTo = db.prepare('ROLLBACK TO write');
   let grouping = false;
   let group: OpenGroup | undefined;
+  let committedSoonThisTurn = false;
   let reportCommitError: ((error: unknown) => void) | undefined;
 
   /** Commits the open group; returns the error instead of throwing (it also runs from setImmediate). */
@@ -68,14 +80,14 @@ export function createCommitGroups(db: DatabaseSync): CommitGroups {
 
   /** `work` inside a savepoint of the open group: a failing write undoes only itself. */
   const inSavepoint = <T>(work: () => T): T => {
-    db.exec('SAVEPOINT write');
+    savepoint.run();
     try {
       const result = work();
-      db.exec('RELEASE write');
+      release.run();
       return result;
     } catch (error) {
-      db.exec('ROLLBACK TO write');
-      db.exec('RELEASE write');
+      rollbackTo.run();
+      release.run();
       throw error;
     }
   };
@@ -122,6 +134,19 @@ export function createCommitGroups(db: DatabaseSync): CommitGroups {
       return nested(work); // counted, so a transaction() inside it nests instead of committing the group
     },
     committed: () => group?.done ?? Promise.resolve(),
+    commitSoon() {
+      const current = group;
+      if (!current) return Promise.resolve();
+      if (depth === 0 && !committedSoonThisTurn) {
+        committedSoonThisTurn = true;
+        setImmediate(() => {
+          committedSoonThisTurn = false;
+        });
+        const error = commitGroup();
+        if (error !== undefined) reportCommitError?.(error);
+      }
+      return current.done;
+    },
     setGrouping(on, onCommitError) {
       grouping = on;
       reportCommitError = onCommitError;

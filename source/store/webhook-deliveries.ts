@@ -57,14 +57,15 @@ function fromRow(row: Record<string, unknown> | undefined): DeliveryRecord | und
 }
 
 /**
- * Accepted webhook deliveries (the durable run queue) and the idempotency keys that guard them.
+ * Accepted webhook deliveries: the durable run queue, and the record idempotency is checked against.
  * Shared by the gateway and the `switchboard webhook` commands in other processes.
  */
 export function createDeliveryStore(store: Store) {
   const { db } = store;
-  const dropExpiredKey = db.prepare('DELETE FROM webhook_idempotency WHERE route = ? AND delivery_id = ? AND expires_at_ms <= ?');
-  const claimKey = db.prepare('INSERT OR IGNORE INTO webhook_idempotency (route, delivery_id, expires_at_ms) VALUES (?, ?, ?)');
-  const dropExpiredKeys = db.prepare('DELETE FROM webhook_idempotency WHERE expires_at_ms <= ?');
+  // INDEXED BY: without statistics the planner picks the route index, a scan of the route's whole history.
+  // Replays carry their own ids (`<id>.replay-<n>`) and generated ids are unique, so neither matches.
+  const seen = db.prepare(`SELECT 1 FROM webhook_deliveries INDEXED BY webhook_deliveries_delivery
+    WHERE delivery_id = ? AND route = ? AND received_at_ms > ? LIMIT 1`);
   const insert = db.prepare(`INSERT INTO webhook_deliveries (route, delivery_id, event, headers, body, prompt, skills, target, target_extra, state, replay_of, received_at_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`);
   // One statement: the oldest queued row becomes running and comes back (no separate read, no race).
@@ -92,27 +93,27 @@ export function createDeliveryStore(store: Store) {
     return Number(result.lastInsertRowid);
   };
 
-  const acceptOne = (row: NewDelivery, dedupUntilMs?: number): AcceptOutcome => {
-    if (dedupUntilMs !== undefined) {
-      dropExpiredKey.run(row.route, row.deliveryId, row.receivedAtMs);
-      if (claimKey.run(row.route, row.deliveryId, dedupUntilMs).changes === 0) return { kind: 'duplicate' };
-    }
+  const acceptOne = (row: NewDelivery, dedupWindowMs?: number): AcceptOutcome => {
+    if (dedupWindowMs !== undefined && seen.get(row.deliveryId, row.route, row.receivedAtMs - dedupWindowMs)) return { kind: 'duplicate' };
     return { kind: 'accepted', seq: insertRow(row) };
   };
 
   return {
     /**
-     * Persists an accepted delivery, or reports a duplicate when `dedupUntilMs` is given and the
-     * route already holds an unexpired key for this delivery id. One write transaction, so
-     * concurrent requests (even from several processes) with one id accept exactly once. While the
-     * store groups commits, the outcome is decided at once and the caller awaits `committed()`.
+     * Persists an accepted delivery, or reports a duplicate when `dedupWindowMs` is given and the
+     * route accepted this delivery id less than that long ago. The check and the insert run in one
+     * write transaction, so concurrent requests (even from several processes) with one id accept
+     * exactly once. While the store groups commits, the outcome is decided at once and the caller
+     * awaits `committed()`.
      */
-    accept(row: NewDelivery, dedupUntilMs?: number): AcceptOutcome {
-      return store.write(() => acceptOne(row, dedupUntilMs));
+    accept(row: NewDelivery, dedupWindowMs?: number): AcceptOutcome {
+      return store.write(() => acceptOne(row, dedupWindowMs));
     },
     /** Settles when every write so far (accepts included) is committed. */
     committed: () => store.committed(),
-    /** A replay: a new queued delivery copied from a recorded one (no idempotency key). */
+    /** committed() for the intake: commits at once when the store is quiet (see CommitGroups.commitSoon). */
+    acceptCommitted: () => store.commitSoon(),
+    /** A replay: a new queued delivery copied from a recorded one, under an id of its own. */
     enqueueReplay(original: DeliveryRecord, now: number): DeliveryRecord {
       return store.transaction(() => {
         const n = Number((replayCount.get(original.deliveryId) as { n: number }).n) + 1;
@@ -147,9 +148,6 @@ export function createDeliveryStore(store: Store) {
         const undelivered = finishedRunning.all().map((row) => fromRow(row as Record<string, unknown>)!);
         return { requeued, undelivered };
       });
-    },
-    dropExpiredKeys(now: number): void {
-      store.write(() => dropExpiredKeys.run(now));
     },
     get: (seq: number) => fromRow(bySeq.get(seq) as Record<string, unknown> | undefined),
     body: (seq: number): Buffer => Buffer.from((body.get(seq) as { body: Uint8Array }).body),

@@ -63,9 +63,9 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
       target: input.route.deliver,
       targetExtra: renderExtra(input.route.deliverExtra, input.payload),
       receivedAtMs,
-    }, input.dedup ? receivedAtMs + settings.idempotencyTtlMs : undefined);
-    // The 202 waits for the commit; accepts of one event-loop turn share it (the store's group commit).
-    await deliveries.committed();
+    }, input.dedup ? settings.idempotencyTtlMs : undefined);
+    // The 202 waits for the commit: at once when the store is quiet, else shared by the turn's writes.
+    await deliveries.acceptCommitted();
     if (outcome.kind === 'accepted') queue.notify();
     return outcome;
   };

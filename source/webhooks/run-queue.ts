@@ -132,10 +132,7 @@ export function createRunQueue(deps: RunQueueDeps) {
           .finally(() => active.delete(row.seq));
         active.set(row.seq, { controller: new AbortController(), done });
       }
-      timer = setInterval(() => {
-        deps.deliveries.dropExpiredKeys(deps.now());
-        pump();
-      }, deps.pollMs ?? 1000);
+      timer = setInterval(pump, deps.pollMs ?? 1000);
       timer.unref();
       pump();
     },

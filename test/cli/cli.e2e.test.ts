@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, startCli, type RunningCli } from '../helpers/cli.js';
+import { cliPath, runCli, startCli, type RunningCli } from '../helpers/cli.js';
 import { tempHome } from '../helpers/temp-home.js';
 
 const children: RunningCli[] = [];
@@ -30,6 +32,16 @@ describe('switchboard CLI', () => {
     expect(help.stdout).toMatch(/gateway\s+Run the gateway headless/);
     const version = await runCli(['--version']);
     expect(version.stdout.trim()).toBe(JSON.parse(fs.readFileSync('package.json', 'utf8')).version);
+  });
+
+  it('starts through its shebang, as an installed bin does (env -S node with the V8 flags it needs)', () => {
+    const shebang = fs.readFileSync(cliPath, 'utf8').split('\n', 1)[0]!;
+    expect(shebang).toMatch(/^#!\/usr\/bin\/env -S node --max-semi-space-size=\d+$/);
+    // What the kernel runs for a `#!/usr/bin/env <argument>` line: env, that one argument, the script, the args.
+    const out = execFileSync('/usr/bin/env', [shebang.slice('#!/usr/bin/env '.length), cliPath, '--version'], {
+      env: { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH}` }, encoding: 'utf8',
+    });
+    expect(out.trim()).toBe(JSON.parse(fs.readFileSync('package.json', 'utf8')).version);
   });
 
   it('suggests the closest command for an unknown one and exits non-zero', async () => {

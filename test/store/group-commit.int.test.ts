@@ -86,4 +86,25 @@ describe('group commit', () => {
     expect(committedKinds()).toEqual(['after']);
     close();
   });
+
+  it('commitSoon() commits the first waiting writer of a turn at once; later ones of that turn share the turn-end commit', async () => {
+    const { store, record, committedKinds, close } = setup();
+    store.setGrouping(true);
+    record('run write');
+    record('first 202');
+    const first = store.commitSoon();
+    expect(committedKinds()).toEqual(['run write', 'first 202']); // committed before commitSoon() returned
+    record('second 202');
+    const second = store.commitSoon();
+    expect(committedKinds()).toEqual(['run write', 'first 202']); // grouped: this turn already committed at once
+    await Promise.all([first, second]);
+    expect(committedKinds()).toEqual(['run write', 'first 202', 'second 202']);
+    // A new turn: its first waiting writer commits at once again.
+    await new Promise((resolve) => setImmediate(resolve));
+    record('next turn');
+    void store.commitSoon();
+    expect(committedKinds()).toContain('next turn');
+    close();
+  });
 });
+
