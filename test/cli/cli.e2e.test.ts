@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliPath, runCli, startCli, type RunningCli } from '../helpers/cli.js';
@@ -42,6 +43,13 @@ describe('switchboard CLI', () => {
       env: { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH}` }, encoding: 'utf8',
     });
     expect(out.trim()).toBe(JSON.parse(fs.readFileSync('package.json', 'utf8')).version);
+  });
+
+  it('stops quietly when its reader has closed the pipe (| head, | true)', () => {
+    const errors = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-pipe-')), 'stderr.txt');
+    // `true` exits at once, long before the CLI has started: its first write meets a closed pipe (EPIPE).
+    execFileSync('/bin/sh', ['-c', `"${process.execPath}" "${cliPath}" --help 2>"${errors}" | true`]);
+    expect(fs.readFileSync(errors, 'utf8')).toBe('');
   });
 
   it('suggests the closest command for an unknown one and exits non-zero', async () => {
