@@ -6,7 +6,11 @@ export interface CommitGroups {
    * instead of failing); committed when it returns (an open group commits with it).
    */
   transaction<T>(work: () => T): T;
-  /** Runs `work` now; while grouping, its commit is shared with every write of this event-loop turn. */
+  /**
+   * Runs `work`, one statement (every caller's is), now; while grouping, its commit is shared with
+   * every write of this event-loop turn. A statement that fails is undone by SQLite itself and the
+   * rest of the group stands, so no savepoint is taken (two statements per write, 3% of the intake).
+   */
   write<T>(work: () => T): T;
   /** Settles once every write made so far is committed (rejects if that commit failed). */
   committed(): Promise<void>;
@@ -37,7 +41,7 @@ interface OpenGroup {
  * busy timeout as for any writer.
  */
 export function createCommitGroups(db: DatabaseSync): CommitGroups {
-  // Prepared once: every grouped write takes a savepoint, and parsing its SQL each time showed in profiles.
+  // Prepared once: a transaction inside an open group or another transaction takes a savepoint.
   const savepoint = db.prepare('SAVEPOINT write');
   const release = db.prepare('RELEASE write');
   const rollbackTo = db.prepare('ROLLBACK TO write');
@@ -92,7 +96,7 @@ export function createCommitGroups(db: DatabaseSync): CommitGroups {
     }
   };
 
-  /** Explicit transactions open: a write or transaction inside one becomes a savepoint of it. */
+  /** Explicit transactions open: a transaction inside one becomes a savepoint of it. */
   let depth = 0;
   const nested = <T>(work: () => T): T => {
     depth += 1;
@@ -128,10 +132,15 @@ export function createCommitGroups(db: DatabaseSync): CommitGroups {
   return {
     transaction,
     write<T>(work: () => T): T {
-      if (depth > 0) return inSavepoint(work);
+      if (depth > 0) return work();
       if (!grouping) return transaction(work);
       if (!group) openGroup();
-      return nested(work); // counted, so a transaction() inside it nests instead of committing the group
+      depth += 1; // so a transaction() inside it nests instead of committing the group
+      try {
+        return work();
+      } finally {
+        depth -= 1;
+      }
     },
     committed: () => group?.done ?? Promise.resolve(),
     commitSoon() {

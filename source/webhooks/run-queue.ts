@@ -3,6 +3,7 @@ import type { RunAgent, RunResult } from '../agent/types.js';
 import type { Deliver, DeliveryResult } from '../delivery/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
 import type { DeliveryRecord, DeliveryStore } from '../store/webhook-deliveries.js';
+import { createFloodGate, type FloodGate } from './flood-gate.js';
 
 export interface RunQueueDeps {
   deliveries: DeliveryStore;
@@ -14,6 +15,8 @@ export interface RunQueueDeps {
   now: () => number;
   /** How often the store is polled for work written by other processes (`webhook replay`). */
   pollMs?: number;
+  /** Holds run starts back while webhooks flood in (source/webhooks/flood-gate.ts). */
+  floodGate?: FloodGate;
 }
 
 /** The system text of every webhook run: the payload is the sender's data, never instructions. */
@@ -35,14 +38,24 @@ export function untrustedPayloadNotice(delivery: Pick<DeliveryRecord, 'route' | 
  */
 export function createRunQueue(deps: RunQueueDeps) {
   const active = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  const gate = deps.floodGate ?? createFloodGate();
   let stopping = true;
   let timer: NodeJS.Timeout | undefined;
+  let heldBack: NodeJS.Timeout | undefined;
 
-  /** Starts one run per turn of the event loop while slots and work remain. */
+  /** Starts one run per turn of the event loop while slots and work remain (fewer under a flood). */
   const pump = (): void => {
     if (stopping || active.size >= deps.maxConcurrentRuns) return;
+    if (!gate.mayStartRun()) {
+      heldBack ??= setTimeout(() => {
+        heldBack = undefined;
+        pump();
+      }, gate.retryInMs);
+      return;
+    }
     const row = deps.deliveries.claimNext(deps.now());
     if (!row) return;
+    gate.started();
     launch(row);
     schedulePump();
   };
@@ -137,11 +150,15 @@ export function createRunQueue(deps: RunQueueDeps) {
       pump();
     },
     /** Called after a delivery is persisted; the run starts on a later tick, after the 202 has gone out. */
-    notify: schedulePump,
+    notify(): void {
+      gate.arrival();
+      schedulePump();
+    },
     /** Stops taking work, cancels running runs (queued again for the next start) and waits for them. */
     async stop(): Promise<void> {
       stopping = true;
       if (timer) clearInterval(timer);
+      if (heldBack) clearTimeout(heldBack);
       for (const run of active.values()) run.controller.abort();
       await Promise.all([...active.values()].map((run) => run.done));
     },

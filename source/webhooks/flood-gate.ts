@@ -1,0 +1,57 @@
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+
+/** Length of the window the gate judges, and the most a run start is held back under a flood. */
+const WINDOW_MS = 100;
+/** Event-loop utilisation above which the process counts as saturated. */
+const SATURATED = 0.9;
+
+export interface FloodGateOptions {
+  /** Event-loop utilisation since `previous` (performance.eventLoopUtilization); injectable for tests. */
+  utilization?: (previous?: EventLoopUtilization) => EventLoopUtilization;
+  now?: () => number;
+}
+
+/**
+ * Intake first under a flood. When webhooks arrived during the last window and the event loop was
+ * saturated, the run queue starts at most one run per window: every 202 waits on the event loop, a
+ * run does not (the queue is durable), and dry-run or tool-heavy runs are CPU the intake would
+ * otherwise share. Runs that drain a backlog with no webhooks arriving are never held back, and at a
+ * steady rate (the loop not saturated) nothing changes.
+ */
+export function createFloodGate(options: FloodGateOptions = {}) {
+  const utilization = options.utilization ?? ((previous?: EventLoopUtilization) => performance.eventLoopUtilization(previous));
+  const now = options.now ?? (() => performance.now());
+  let windowStart = utilization();
+  let arrivals = 0;
+  let flooded = false;
+  let lastStartAt = -Infinity;
+
+  const judge = (): boolean => {
+    const spent = utilization(windowStart);
+    if (spent.idle + spent.active >= WINDOW_MS) {
+      flooded = arrivals > 0 && spent.utilization > SATURATED;
+      windowStart = utilization();
+      arrivals = 0;
+    }
+    return flooded;
+  };
+
+  return {
+    /** A webhook was accepted. */
+    arrival(): void {
+      arrivals += 1;
+    },
+    /** Whether a run may start now. */
+    mayStartRun(): boolean {
+      return !judge() || now() - lastStartAt >= WINDOW_MS;
+    },
+    /** A run started. */
+    started(): void {
+      lastStartAt = now();
+    },
+    /** How long to wait before asking again after a refusal. */
+    retryInMs: WINDOW_MS,
+  };
+}
+
+export type FloodGate = ReturnType<typeof createFloodGate>;

@@ -1,0 +1,57 @@
+import type { EventLoopUtilization } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import { createFloodGate } from '../../source/webhooks/flood-gate.js';
+
+/** A fake event loop: `spend(ms, busyShare)` advances its clock and its busy/idle counters. */
+function fakeLoop() {
+  let idle = 0;
+  let active = 0;
+  const utilization = (previous?: EventLoopUtilization): EventLoopUtilization => {
+    const di = idle - (previous?.idle ?? 0);
+    const da = active - (previous?.active ?? 0);
+    return { idle: di, active: da, utilization: di + da === 0 ? 0 : da / (di + da) };
+  };
+  return {
+    utilization,
+    now: () => idle + active,
+    spend(ms: number, busyShare: number) {
+      active += ms * busyShare;
+      idle += ms * (1 - busyShare);
+    },
+  };
+}
+
+describe('flood gate', () => {
+  it('holds run starts to one per 100 ms while webhooks arrive and the loop is saturated', () => {
+    const loop = fakeLoop();
+    const gate = createFloodGate(loop);
+    for (let i = 0; i < 50; i += 1) gate.arrival();
+    loop.spend(100, 0.97);
+    expect(gate.mayStartRun()).toBe(true); // judged flooded, but no run started for a window
+    gate.started();
+    gate.arrival();
+    loop.spend(30, 1);
+    expect(gate.mayStartRun()).toBe(false);
+    loop.spend(75, 1);
+    expect(gate.mayStartRun()).toBe(true);
+  });
+
+  it('never holds runs back at a steady rate, nor while a backlog drains with no webhooks arriving', () => {
+    const steady = fakeLoop();
+    const gate = createFloodGate(steady);
+    for (let i = 0; i < 50; i += 1) gate.arrival();
+    steady.spend(100, 0.5);
+    for (let i = 0; i < 5; i += 1) {
+      expect(gate.mayStartRun()).toBe(true);
+      gate.started();
+    }
+
+    const draining = fakeLoop();
+    const drainGate = createFloodGate(draining);
+    draining.spend(100, 1); // saturated by runs alone
+    for (let i = 0; i < 5; i += 1) {
+      expect(drainGate.mayStartRun()).toBe(true);
+      drainGate.started();
+    }
+  });
+});
