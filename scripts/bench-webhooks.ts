@@ -8,7 +8,6 @@ import { createHmac, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
-import { launcherFlags } from './launcher-flags.js';
 
 const root = new URL('../', import.meta.url);
 const SECRET = 'bench-secret-0123456789abcdef';
@@ -64,8 +63,8 @@ function peakRssMb(pid: number): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-function startServer(code: string, nodeFlags: string[]): Promise<{ child: ChildProcess; url: string; home?: string }> {
-  const child = spawn(process.execPath, [...nodeFlags, '--disable-warning=ExperimentalWarning', '--input-type=module', '-e', code], { cwd: root, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+function startServer(code: string): Promise<{ child: ChildProcess; url: string; home?: string }> {
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', code], { cwd: root, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -112,8 +111,8 @@ function load(url: string, options: { duration: number; connections: number; ove
 
 interface Row { server: string; reqPerSec: number; p50: number; p99: number; fixedP50: number; fixedP99: number; fixedAccepted: number; rssMb: number; queuedAfterFixed: number; queued: number }
 
-async function measure(name: string, code: string, nodeFlags: string[], duration: number, connections: number): Promise<Row> {
-  const { child, url, home } = await startServer(code, nodeFlags);
+async function measure(name: string, code: string, duration: number, connections: number): Promise<Row> {
+  const { child, url, home } = await startServer(code);
   try {
     await load(url, { duration: 2, connections: 10 }); // warm-up
     // The fixed-rate phase measures the steady state, where runs keep pace with arrivals: the
@@ -151,9 +150,8 @@ if (!fs.existsSync(new URL('dist/gateway/gateway.js', root))) throw new Error('d
 const duration = option('duration', 10);
 const connections = option('connections', 50);
 console.log(`Webhook intake benchmark: ${duration} s at 500 req/s (10 connections), then ${duration} s at full load (${connections} connections); ${os.cpus().length} CPUs, Node ${process.version}, load average ${os.loadavg()[0]!.toFixed(1)}`);
-// The floor runs on plain Node defaults; the listener with the flags `switchboard` itself runs with.
-const floor = await measure('bare Fastify + HMAC (floor)', floorChild, [], duration, connections);
-const gateway = await measure('switchboard listener', gatewayChild, launcherFlags(), duration, connections);
+const floor = await measure('bare Fastify + HMAC (floor)', floorChild, duration, connections);
+const gateway = await measure('switchboard listener', gatewayChild, duration, connections);
 console.table([gateway, floor].map((row) => ({
   server: row.server,
   'accepted req/s': Math.round(row.reqPerSec),

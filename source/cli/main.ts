@@ -1,6 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
-// The V8 flag bounds the young generation: under a webhook flood V8 otherwise grows it to 32 MB,
-// and the gateway's peak RSS with it (scripts/bench-webhooks.ts runs the core with the same flags).
+#!/usr/bin/env node
 import { silenceSqliteExperimentalWarning } from '../infra/quiet-sqlite-warning.js';
 
 // Before anything loads node:sqlite; the rest of the CLI is imported afterwards on purpose.
