@@ -32,7 +32,7 @@ const config = resolveConfig(file, home, {});
 const { logger } = createLogger({ file: home.gatewayLog, level: 'info', mode: 'quiet' });
 const gateway = createGateway({ config, store: openStore(home.stateDb), logger });
 await gateway.start();
-process.on('message', () => process.send(gateway.snapshot().webhook.deliveries));
+process.on('message', () => process.send(gateway.webhooks.counts()));
 process.stdout.write('HOME ' + home.root + '\\n');
 process.stdout.write('URL ' + gateway.snapshot().webhook.url + '/webhooks/bench\\n');
 `;

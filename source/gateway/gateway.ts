@@ -47,7 +47,7 @@ export interface GatewaySnapshot {
   timezone: string;
   approvalsPending: number;
   jobs: SchedulerSnapshot;
-  webhook: { enabled: boolean; url: string | null; routes: string[]; subscriptions: string[]; deliveries: Record<DeliveryState, number> | null };
+  webhook: { enabled: boolean; url: string | null; routes: string[]; subscriptions: string[] };
   mcp: McpSnapshot;
 }
 
@@ -72,6 +72,11 @@ export interface Gateway {
     unsubscribe(name: string): SubscriptionResult<{ name: string; shadowed: boolean }>;
     /** Static routes and subscriptions with their URLs (null while the listener is not bound). */
     routes(): WebhookRouteView[];
+    /**
+     * Recorded deliveries per state (null while the platform is disabled). A count over the whole
+     * history, so a command, not part of snapshot(), which the console reads on every frame.
+     */
+    counts(): Record<DeliveryState, number> | null;
   };
   /** config.json from the console: read, change one key, reread after $EDITOR; what changed is applied live where it can be. */
   config: ConfigCommands;
@@ -204,6 +209,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       test: async (route, input) => webhooks ? webhooks.test(route, input) : { ok: false, reason: webhookDisabled },
       find: (deliveryId) => webhooks?.find(deliveryId),
       secretFor: (route) => webhooks ? webhooks.secretFor(route) : { ok: false, reason: webhookDisabled },
+      counts: () => webhooks?.counts() ?? null,
       subscribe: (request) => webhooks ? subscribeWebhook(subscriptionDeps(webhooks), request) : disabled(),
       unsubscribe: (name) => webhooks ? unsubscribeWebhook(subscriptionDeps(webhooks), name) : disabled(),
       routes: () => {
@@ -254,7 +260,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       mcp: mcp.snapshot(),
       webhook: {
         enabled: config.webhook.enabled, url: webhookUrl, routes: webhooks?.routeNames().static ?? config.webhook.routeNames,
-        subscriptions: webhooks?.routeNames().subscriptions ?? [], deliveries: webhooks?.counts() ?? null,
+        subscriptions: webhooks?.routeNames().subscriptions ?? [],
       },
     }),
   };

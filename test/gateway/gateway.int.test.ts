@@ -99,7 +99,8 @@ describe('gateway core', () => {
     const { gateway } = started(undefined, (config) => { config.platforms!.webhook!.enabled = false; });
     await gateway.start();
     expect(gateway.webhookApp).toBeNull();
-    expect(gateway.snapshot().webhook).toEqual({ enabled: false, url: null, routes: ['demo'], subscriptions: [], deliveries: null });
+    expect(gateway.snapshot().webhook).toEqual({ enabled: false, url: null, routes: ['demo'], subscriptions: [] });
+    expect(gateway.webhooks.counts()).toBeNull();
   });
 
   it('applies routes edited on disk by another process within seconds; an invalid edit changes nothing and is logged', async () => {

@@ -133,7 +133,7 @@ describe('webhook run queue (real runner)', () => {
     await waitUntil(() => completed.length === 4);
     expect(deliveries.findByDeliveryId(tested.ok ? tested.value.deliveryId : '')!.prompt).toBe('p from test');
     expect(await gateway.webhooks.test('absent')).toMatchObject({ ok: false, reason: expect.stringContaining('Unknown webhook route "absent"') });
-    expect(gateway.snapshot().webhook.deliveries).toMatchObject({ delivered: 4, queued: 0, running: 0 });
+    expect(gateway.webhooks.counts()).toMatchObject({ delivered: 4, queued: 0, running: 0 });
   });
 
   it('a stop during a run queues it again; the next start runs it and the rest, each once', async () => {
