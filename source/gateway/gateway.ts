@@ -248,20 +248,20 @@ export function createGateway(deps: GatewayDeps): Gateway {
       audit.record('gateway', 'gateway.stopped', reason);
       events.emit('gateway.stopped', { atMs: now(), reason });
     },
-    snapshot: () => ({
-      status,
-      pid,
-      home: config.home.root,
-      startedAtMs,
-      model: config.values.model?.provider ?? 'dry-run',
-      timezone: config.timezone,
-      approvalsPending: agentStack.approvals.pending().length,
-      jobs: scheduler.snapshot(),
-      mcp: mcp.snapshot(),
-      webhook: {
-        enabled: config.webhook.enabled, url: webhookUrl, routes: webhooks?.routeNames().static ?? config.webhook.routeNames,
-        subscriptions: webhooks?.routeNames().subscriptions ?? [],
-      },
-    }),
+    snapshot: () => {
+      const routeNames = webhooks?.routeNames(); // once per frame: it reads the subscriptions table
+      return {
+        status,
+        pid,
+        home: config.home.root,
+        startedAtMs,
+        model: config.values.model?.provider ?? 'dry-run',
+        timezone: config.timezone,
+        approvalsPending: agentStack.approvals.pending().length,
+        jobs: scheduler.snapshot(),
+        mcp: mcp.snapshot(),
+        webhook: { enabled: config.webhook.enabled, url: webhookUrl, routes: routeNames?.static ?? config.webhook.routeNames, subscriptions: routeNames?.subscriptions ?? [] },
+      };
+    },
   };
 }

@@ -111,7 +111,7 @@ export function createDeliveryStore(store: Store) {
     },
     /** Settles when every write so far (accepts included) is committed. */
     committed: () => store.committed(),
-    /** committed() for the intake: commits at once when the store is quiet (see CommitGroups.commitSoon). */
+    /** committed() for the intake: the first 202 of a turn commits at once (see CommitGroups.commitSoon). */
     acceptCommitted: () => store.commitSoon(),
     /** A replay: a new queued delivery copied from a recorded one, under an id of its own. */
     enqueueReplay(original: DeliveryRecord, now: number): DeliveryRecord {

@@ -53,5 +53,3 @@ export function createFloodGate(options: FloodGateOptions = {}) {
     retryInMs: WINDOW_MS,
   };
 }
-
-export type FloodGate = ReturnType<typeof createFloodGate>;

@@ -64,7 +64,7 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
       targetExtra: renderExtra(input.route.deliverExtra, input.payload),
       receivedAtMs,
     }, input.dedup ? settings.idempotencyTtlMs : undefined);
-    // The 202 waits for the commit: at once when the store is quiet, else shared by the turn's writes.
+    // The 202 waits for the commit: at once for the turn's first accept, else shared by the turn's writes.
     await deliveries.acceptCommitted();
     if (outcome.kind === 'accepted') queue.notify();
     return outcome;

@@ -108,4 +108,3 @@ describe('group commit', () => {
     close();
   });
 });
-
