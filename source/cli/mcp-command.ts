@@ -126,10 +126,10 @@ interface AddOptions {
 export class UsageError extends Error {}
 
 /** Usage mistakes print `error: ...` and exit 2; everything else goes to the CLI's error report. */
-function guard<A extends unknown[]>(action: (...args: A) => void): (...args: A) => void {
-  return (...args) => {
+export function guard<A extends unknown[]>(action: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
+  return async (...args) => {
     try {
-      action(...args);
+      await action(...args);
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
       say(`error: ${error.message}`);

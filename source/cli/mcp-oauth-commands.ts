@@ -2,11 +2,10 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import tls from 'node:tls';
 import type { Command } from 'commander';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { resolveConfig } from '../config/load.js';
 import { canOpenBrowser, openBrowser } from '../infra/browser.js';
 import { checkClientMetadataUrl, clientMetadataDocument } from '../mcp/oauth-config.js';
-import { globalHome, UsageError } from './mcp-command.js';
+import { globalHome, guard, UsageError } from './mcp-command.js';
 import { homeOf, loadConfigFor } from './context.js';
 import { print, say } from './output.js';
 
@@ -16,17 +15,17 @@ export function addOAuthCommands(mcp: Command): void {
     .command('login <server>')
     .description('OAuth login for an auth: oauth server: prints the authorization URL, opens a browser when there is a display, accepts the pasted redirect URL; clears an earlier refusal of the client metadata document')
     .option('--no-browser', 'only print the URL, never open a browser')
-    .action(guarded(async (name: string, options: { browser: boolean }, command: Command) => {
+    .action(guard(async (name: string, options: { browser: boolean }, command: Command) => {
       const home = homeOf(command);
       const config = resolveConfig(loadConfigFor(home, globalHome(command)).file, home);
-      if (!config.values.mcp_servers?.[name]) throw usage(`no server "${name}" in mcp_servers of ${home.configFile}; see the configured names: switchboard mcp list`);
+      if (!config.values.mcp_servers?.[name]) throw new UsageError(`no server "${name}" in mcp_servers of ${home.configFile}; see the configured names: switchboard mcp list`);
       const [{ pino }, { resolveMcpServer }, { startLogin }, { tokensDirOf }] = await Promise.all([
         import('pino'), import('../mcp/server-config.js'), import('../mcp/oauth-login.js'), import('../mcp/token-store.js'),
       ]);
       const warnings: string[] = [];
       const server = resolveMcpServer(name, config.values.mcp_servers[name]!, warnings, home.root);
       for (const warning of warnings) say(`warning: ${warning}`);
-      if (!server || server.auth !== 'oauth') throw usage(`server ${name} does not use OAuth: set mcp_servers.${name}.auth to "oauth" on an HTTP (url) entry`);
+      if (!server || server.auth !== 'oauth') throw new UsageError(`server ${name} does not use OAuth: set mcp_servers.${name}.auth to "oauth" on an HTTP (url) entry`);
       const logger = pino({ level: 'warn' }, { write: (line: string) => say(`warning: ${(JSON.parse(line) as { msg: string }).msg}`) });
       const controller = new AbortController();
       const onSigint = () => controller.abort();
@@ -71,9 +70,9 @@ export function addOAuthCommands(mcp: Command): void {
     .description('Print the client metadata document to host at --url (spec 5.3): client_id = the URL, the ten loopback redirect URIs')
     .requiredOption('--url <url>', 'the HTTPS URL the document will be served at (oauth.client_metadata_url)')
     .option('--client-name <name>', 'client_name shown by the authorization server', 'Switchboard')
-    .action(guarded((options: { url: string; clientName: string }) => {
+    .action(guard((options: { url: string; clientName: string }) => {
       const checked = checkClientMetadataUrl(options.url);
-      if (!checked.ok) throw usage(`--url ${checked.reason} (spec 5.3: https, a path, no fragment, no userinfo, no . or .. segments)`);
+      if (!checked.ok) throw new UsageError(`--url ${checked.reason} (spec 5.3: https, a path, no fragment, no userinfo, no . or .. segments)`);
       print(JSON.stringify(clientMetadataDocument(options.url, options.clientName), undefined, 2));
     }));
 
@@ -82,21 +81,22 @@ export function addOAuthCommands(mcp: Command): void {
     .description("Fetch the server's oauth.client_metadata_url and check every requirement of spec 5.3 item 3")
     .option('--url <url>', 'check this document URL instead of the configured one')
     .option('--ca <file>', 'PEM CA bundle to trust for the document host (besides the system CAs)')
-    .action(guarded(async (name: string, options: { url?: string; ca?: string }, command: Command) => {
+    .action(guard(async (name: string, options: { url?: string; ca?: string }, command: Command) => {
       const home = homeOf(command);
       const config = resolveConfig(loadConfigFor(home, globalHome(command)).file, home);
       const entry = config.values.mcp_servers?.[name] as { oauth?: { client_metadata_url?: unknown } } | undefined;
-      if (!entry && !options.url) throw usage(`no server "${name}" in mcp_servers of ${home.configFile}`);
+      if (!entry && !options.url) throw new UsageError(`no server "${name}" in mcp_servers of ${home.configFile}`);
       const url = options.url ?? (typeof entry?.oauth?.client_metadata_url === 'string' ? entry.oauth.client_metadata_url : undefined);
-      if (!url) throw usage(`server ${name} has no oauth.client_metadata_url; set mcp_servers.${name}.oauth.client_metadata_url or pass --url`);
-      const { checkClientMetadataDocument } = await import('../mcp/client-metadata-check.js');
-      let agent: Agent | undefined;
+      if (!url) throw new UsageError(`server ${name} has no oauth.client_metadata_url; set mcp_servers.${name}.oauth.client_metadata_url or pass --url`);
+      // Loaded here: every CLI start builds this command, and only check-metadata needs undici.
+      const [{ checkClientMetadataDocument }, { Agent, fetch: undiciFetch }] = await Promise.all([import('../mcp/client-metadata-check.js'), import('undici')]);
+      let agent: InstanceType<typeof Agent> | undefined;
       if (options.ca) {
         let ca: string;
         try {
           ca = fs.readFileSync(options.ca, 'utf8');
         } catch (error) {
-          throw usage(`--ca ${options.ca} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+          throw new UsageError(`--ca ${options.ca} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
         }
         agent = new Agent({ connect: { ca: [...tls.rootCertificates, ca] } });
       }
@@ -113,23 +113,6 @@ export function addOAuthCommands(mcp: Command): void {
         await agent?.close();
       }
     }));
-}
-
-function usage(message: string): UsageError {
-  return new UsageError(message);
-}
-
-/** Usage mistakes print `error: ...` and exit 2; everything else goes to the CLI's error report. */
-function guarded<A extends unknown[]>(action: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
-  return async (...args) => {
-    try {
-      await action(...args);
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      say(`error: ${error.message}`);
-      process.exitCode = 2;
-    }
-  };
 }
 
 function minutesUntil(iso: string): number {
