@@ -30,6 +30,10 @@ export interface ApprovalQueue extends ApprovalRequester {
   /** Decide from this process (the console). False when it was no longer pending. */
   resolve(id: string, decision: 'approved' | 'denied', details?: { reason?: string; values?: Record<string, unknown>; by?: string }): boolean;
   pending(): ApprovalRecord[];
+  /** Recent requests in every state, newest first. */
+  recent(limit: number): ApprovalRecord[];
+  /** By id or its first characters. */
+  find(ref: string): ApprovalRecord | 'ambiguous' | undefined;
   /** The console's "approve this tool for the session": later calls to the same tool (and server) pass at once, recorded as approved by the session rule. */
   approveForSession(id: string): boolean;
   /** Shutdown: every waiting request ends as cancelled. */
@@ -130,6 +134,8 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
     request,
     resolve: (id, decision, details = {}) => decide(id, decision, { ...details, by: details.by ?? 'console' }),
     pending: () => records.pending(),
+    recent: (limit) => records.recent(limit),
+    find: (ref) => records.find(ref),
     approveForSession(id) {
       const record = records.get(id);
       if (!record || record.form) return false;

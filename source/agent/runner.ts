@@ -34,7 +34,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
   let model: Promise<LanguageModel | undefined> | undefined;
 
   return async function runAgent(request: RunRequest): Promise<RunResult> {
-    const runId = randomUUID();
+    const runId = request.runId ?? randomUUID();
     const startedAtMs = now();
     const { skills, warnings } = loadSkills(deps.skillsDir, request.skills ?? [], request.firstSkillOnly === true);
     for (const warning of warnings) deps.logger.warn({ runId, origin: request.origin }, `Skill skipped: ${warning}`);

@@ -17,6 +17,8 @@ export interface RunRequest {
   /** Load only the first skill found (webhook routes, spec 2.7). */
   firstSkillOnly?: boolean;
   origin: RunOrigin;
+  /** Chosen by the caller when it must recognise the run's events before the result (operations' runs.run). */
+  runId?: string;
   signal?: AbortSignal;
   /** Progress as it happens: the CLI prints tool calls, the console shows them. */
   onEvent?: (event: RunEvent) => void;

@@ -8,6 +8,8 @@ export interface HomeLayout {
   envFile: string;
   stateDb: string;
   lockFile: string;
+  /** The running gateway's control channel (docs/control-protocol.md). */
+  controlSocket: string;
   logsDir: string;
   gatewayLog: string;
   workspaceDir: string;
@@ -28,6 +30,7 @@ export function homeLayout(root: string): HomeLayout {
     envFile: path.join(root, '.env'),
     stateDb: path.join(root, 'state.db'),
     lockFile: path.join(root, 'gateway.lock'),
+    controlSocket: path.join(root, 'control.sock'),
     logsDir,
     gatewayLog: path.join(logsDir, 'gateway.log'),
     workspaceDir: path.join(root, 'workspace'),

@@ -3,14 +3,15 @@ import { setAt } from '../config/edit.js';
 import { ConfigError } from '../config/errors.js';
 import { appliedLive, changedKeys, shapesRoutes } from '../config/changed-keys.js';
 import { formatKeyPath } from '../config/key-path.js';
-import { resolveConfig, type ResolvedConfig } from '../config/load.js';
+import type { HomeLayout } from '../config/home.js';
+import type { ResolvedConfig } from '../config/load.js';
 import type { ConfigFile } from '../config/types.js';
-import { validateConfig, type ConfigIssue } from '../config/validate.js';
-import { routeTargetIssues } from '../delivery/check-config.js';
+import type { ConfigIssue } from '../config/validate.js';
 import { readConfigFile, writeConfigFile } from '../infra/config-file.js';
 import type { McpReloadResult } from '../mcp/manager.js';
 import type { AuditLog } from '../store/audit.js';
 import { resolveWebhooks, type ResolvedRoute } from '../webhooks/config.js';
+import { checkConfig } from './check-config.js';
 import type { GatewayEvents } from './events.js';
 
 export interface ConfigApplied {
@@ -31,7 +32,7 @@ export interface ConfigCommands {
   /** config.json as written (`${VAR}` references unresolved): what forms show and edit. */
   read(): ConfigFile;
   /** Sets one key (undefined removes it) when the whole result is valid, writes the file, applies the change. */
-  set(segments: readonly string[], value: unknown): Promise<ConfigChangeResult>;
+  set(segments: readonly string[], value: unknown, by?: string): Promise<ConfigChangeResult>;
   /**
    * Rereads config.json: when valid, applies what changed; when not, the config in effect stays and the
    * file is left as it is. `by` is recorded in the audit trail: `console` (E), `file` (the config watch).
@@ -49,7 +50,9 @@ export interface ConfigCommands {
 }
 
 export interface ConfigCommandDeps {
-  initial: ResolvedConfig;
+  home: HomeLayout;
+  /** The config in effect; null in a CLI process whose config.json does not pass the check yet (`config set` fixes it). */
+  initial: ResolvedConfig | null;
   logger: Logger;
   audit: AuditLog;
   events: Pick<GatewayEvents, 'emit'>;
@@ -57,10 +60,12 @@ export interface ConfigCommandDeps {
   /** The running webhook platform, or null when it is disabled (routes then need a restart). */
   webhooks: { replaceRoutes(next: Map<string, ResolvedRoute>): NonNullable<ConfigApplied['routes']> } | null;
   env?: NodeJS.ProcessEnv;
+  /** False while no gateway runs (the CLI's own process): changes are checked and written, applied at the next start. */
+  live: () => boolean;
 }
 
 export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
-  const { home } = deps.initial;
+  const { home } = deps;
   let current = deps.initial;
   let editors = 0;
   let queue: Promise<unknown> = Promise.resolve();
@@ -80,33 +85,25 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
     }
   };
 
-  /** Everything the gateway checks at start, so a change is never written that the next start would refuse. */
+  /** Everything the gateway checks at start (checkConfig), so a change is never written that the next start would refuse. */
   const check = (file: ConfigFile): { ok: true; resolved: ResolvedConfig; routes: Map<string, ResolvedRoute> | null } | { ok: false; issues: ConfigIssue[] } => {
-    const issues = validateConfig(file);
-    if (issues.length > 0) return { ok: false, issues };
-    try {
-      const resolved = resolveConfig(file, home, deps.env);
-      const targets = routeTargetIssues(resolved.values);
-      if (targets.length > 0) return { ok: false, issues: targets };
-      // What the next start would check, and then the routes as the running listener would serve them.
-      if (resolved.values.platforms?.webhook?.enabled === true) resolveWebhooks(resolved);
-      return { ok: true, resolved, routes: deps.webhooks ? resolveWebhooks(resolved, deps.initial.webhook.host).routes : null };
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      return { ok: false, issues: [{ path: 'platforms.webhook.extra.routes', reason: `${error.message}. ${error.hint ?? ''}`.trim() }] };
-    }
+    const checked = checkConfig(file, home, deps.env);
+    if (!checked.ok) return checked;
+    // The routes as the running listener would serve them (its host was fixed at start).
+    const routes = deps.webhooks && deps.live() ? resolveWebhooks(checked.resolved, deps.initial?.webhook.host).routes : null;
+    return { ok: true, resolved: checked.resolved, routes };
   };
 
   const apply = async (resolved: ResolvedConfig, routes: Map<string, ResolvedRoute> | null, by: string): Promise<ConfigApplied> => {
-    const changed = changedKeys(current.values, resolved.values);
+    const changed = changedKeys(current?.values ?? {}, resolved.values);
     const mcpChanged = changed.some((key) => key.startsWith('mcp_servers'));
     const routesChanged = changed.some(shapesRoutes);
-    const live = (key: string) => appliedLive(key, routes !== null);
+    const live = (key: string) => deps.live() && appliedLive(key, routes !== null);
     current = resolved;
     const applied: ConfigApplied = {
       changed,
       restartNeeded: changed.filter((key) => !live(key)),
-      mcp: mcpChanged ? await deps.mcp.reload().catch((error: unknown) => ({ added: [], removed: [], changed: [], unchanged: [], warnings: [`MCP reload failed: ${(error as Error).message}`] })) : null,
+      mcp: mcpChanged && deps.live() ? await deps.mcp.reload().catch((error: unknown) => ({ added: [], removed: [], changed: [], unchanged: [], warnings: [`MCP reload failed: ${(error as Error).message}`] })) : null,
       routes: routesChanged && routes && deps.webhooks ? deps.webhooks.replaceRoutes(routes) : null,
     };
     if (changed.length > 0) {
@@ -127,14 +124,14 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
       if (!raw.ok) throw new ConfigError('CONFIG_UNREADABLE', raw.issue.reason, 'Fix the file (E in the console opens it), or restart to get a fresh default.');
       return raw.file;
     },
-    set: (segments, value) => serially(async () => {
+    set: (segments, value, by = 'console') => serially(async () => {
       const raw = readRaw();
       if (!raw.ok) return refused([raw.issue], 'config.json cannot be read');
       const next = setAt(raw.file, segments, value);
       const checked = check(next);
       if (!checked.ok) return refused(checked.issues, `Not written: ${formatKeyPath(segments)} would make config.json invalid`);
       writeConfigFile(home.configFile, next as Record<string, unknown>);
-      return { ok: true, value: await apply(checked.resolved, checked.routes, 'console') };
+      return { ok: true, value: await apply(checked.resolved, checked.routes, by) };
     }),
     reload: (by = 'console') => serially(async () => {
       const raw = readRaw();
@@ -143,7 +140,10 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
       if (!checked.ok) return refused(checked.issues, 'config.json is invalid; the previous config stays in effect');
       return { ok: true, value: await apply(checked.resolved, checked.routes, by) };
     }),
-    current: () => current,
+    current: () => {
+      if (!current) throw new ConfigError('CONFIG_INVALID', `${home.configFile} does not pass the check`, 'Run: switchboard config validate');
+      return current;
+    },
     async whileEditing(work) {
       editors += 1;
       try {

@@ -24,7 +24,7 @@ export interface GatewayEventMap extends JobEventMap {
   'mcp.statusChanged': [McpServerState];
   'mcp.toolsChanged': [{ server: string; tools: string[] }];
   /** An `origin` delivery for the console's Output pane. */
-  'output.delivered': [{ subject: DeliveryRequest['subject']; text: string; failed: boolean; atMs: number }];
+  'output.delivered': [{ subject: DeliveryRequest['subject']; title: string; text: string; failed: boolean; atMs: number }];
   /** The console applied a config change (a form, or config.json after $EDITOR). */
   'config.changed': [{ changed: string[]; restartNeeded: string[] }];
   'delivery.finished': [{ target: string; subject: DeliveryRequest['subject']; result: DeliveryResult }];
@@ -35,3 +35,15 @@ export type GatewayEvents = EventEmitter<GatewayEventMap>;
 export function createGatewayEvents(): GatewayEvents {
   return new EventEmitter<GatewayEventMap>();
 }
+
+/** Every event name once: what the control channel's journal forwards to attached consoles. */
+export const gatewayEventNames = [
+  'gateway.started', 'gateway.stopped', 'webhook.listening', 'webhook.received', 'webhook.runStarted', 'webhook.completed',
+  'approval.requested', 'approval.resolved', 'run.started', 'run.progressed', 'run.finished', 'mcp.statusChanged', 'mcp.toolsChanged',
+  'output.delivered', 'config.changed', 'delivery.finished', 'job.started', 'job.finished', 'job.changed',
+] as const satisfies ReadonlyArray<keyof GatewayEventMap>;
+
+// Fails to compile when an event is added to the map but not to the list above.
+type Missing = Exclude<keyof GatewayEventMap, (typeof gatewayEventNames)[number]>;
+const everyEventListed: [Missing] extends [never] ? true : Missing = true;
+void everyEventListed;

@@ -1,11 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createAgentStack, type AgentStack } from '../agent/agent-stack.js';
+import type { ApprovalPolicy } from '../agent/approval-queue.js';
+import type { RunAgent } from '../agent/types.js';
 import { ConfigError } from '../config/errors.js';
 import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
 import { routeTargetIssues } from '../delivery/check-config.js';
 import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
 import type { DeliveryRequest } from '../delivery/types.js';
+import { describeSubject } from '../delivery/log-target.js';
 import { createMcpComponent, type McpCommands, type McpSnapshot } from '../mcp/gateway-component.js';
 import { createCronjobTool } from '../scheduler/cronjob-tool.js';
 import { jobDeliverCheck } from '../scheduler/deliver-check.js';
@@ -24,7 +27,7 @@ import { createConfigWatch } from './config-watch.js';
 import { createGatewayEvents, type GatewayEvents } from './events.js';
 import { createLifecycle, type Component } from './lifecycle.js';
 import { acquireGatewayLock } from './lock.js';
-import { listen } from './webhook-listener.js';
+import { listen, listenerUrl } from './webhook-listener.js';
 
 export interface GatewayDeps {
   config: ResolvedConfig;
@@ -34,6 +37,8 @@ export interface GatewayDeps {
   pid?: number;
   /** `console`: an operator decides approvals at the keyboard; `headless`: `approvals.headless` decides. */
   mode?: 'headless' | 'console';
+  /** Overrides the approval policy the mode implies (a CLI run at a terminal asks there: `interactive`). */
+  approvalPolicy?: ApprovalPolicy;
 }
 
 export type GatewayStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -67,7 +72,9 @@ export interface Gateway {
   /** MCP servers: `mcp.reload()` (spec /reload-mcp), `mcp.list()`. */
   mcp: McpCommands;
   /** Webhook commands: replay a recorded delivery, send a signed test request through the intake, subscribe (spec 2.8). */
-  webhooks: Pick<WebhookPlatform, 'replay' | 'test' | 'find' | 'secretFor'> & {
+  webhooks: Pick<WebhookPlatform, 'replay' | 'test' | 'find' | 'secretFor' | 'recent'> & {
+    /** False while the platform is disabled in config.json. */
+    enabled: boolean;
     subscribe(request: SubscribeRequest): SubscriptionResult<Subscribed>;
     unsubscribe(name: string): SubscriptionResult<{ name: string; shadowed: boolean }>;
     /** Static routes and subscriptions with their URLs (null while the listener is not bound). */
@@ -80,6 +87,11 @@ export interface Gateway {
   };
   /** config.json from the console: read, change one key, reread after $EDITOR; what changed is applied live where it can be. */
   config: ConfigCommands;
+  /**
+   * What a run needs without the whole gateway (a CLI `run` or `cron run` while no gateway runs):
+   * the MCP servers, connected before the first run, closed afterwards.
+   */
+  runtime: { start(): Promise<void>; stop(): Promise<void> };
   /** Scheduled jobs: create, list, pause, resume, remove, runNow (the console's /cron). */
   jobs: JobsCore;
 }
@@ -90,6 +102,10 @@ export interface WebhookRouteView {
   url: string | null;
   events: string[];
   deliver: string;
+  description: string | null;
+  /** Never shown unless asked for (operations mask them). */
+  secrets: string[];
+  insecure: boolean;
   /** A subscription hidden by a static route of its name. */
   shadowed: boolean;
 }
@@ -106,12 +122,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // Throws ConfigError for a model without its key or URL: refuse to start rather than fail every run.
   const agentStack = createAgentStack({
     config, store: deps.store, logger, events, now,
-    policy: deps.mode === 'console' ? 'interactive' : (config.values.approvals?.headless ?? 'deny'),
+    policy: deps.approvalPolicy ?? (deps.mode === 'console' ? 'interactive' : (config.values.approvals?.headless ?? 'deny')),
   });
   const targetIssues = routeTargetIssues(config.values);
   if (targetIssues.length > 0) throw invalidConfigError(targetIssues, config.home.configFile);
   const showInConsole = (request: DeliveryRequest) => {
-    events.emit('output.delivered', { subject: request.subject, text: request.output, failed: request.failed === true, atMs: now() });
+    events.emit('output.delivered', { subject: request.subject, title: describeSubject(request), text: request.output, failed: request.failed === true, atMs: now() });
     return { ok: true as const, detail: 'shown in the console Output pane' };
   };
   const deliveries = createDeliveryService({
@@ -119,12 +135,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...(deps.mode === 'console' ? { origin: showInConsole } : {}),
   });
   const mcp = createMcpComponent({ config, logger, events, tools: agentStack.tools, approvals: agentStack.approvals, model: agentStack.agent.model, now });
+  // No run of any origin starts before the MCP servers' first connection round has settled, so the
+  // first runs see the same tools as the later ones (the listener accepts meanwhile).
+  const runAgent: RunAgent = (request) => mcp.ready().then(() => agentStack.runAgent(request));
   // Throws ConfigError for a route without a secret, or INSECURE_NO_AUTH on a non-loopback host.
   const webhooks = config.webhook.enabled
-    ? createWebhookPlatform({ settings: resolveWebhooks(config), store: deps.store, logger, events, now, runAgent: agentStack.runAgent, deliver: deliveries.deliver })
+    ? createWebhookPlatform({ settings: resolveWebhooks(config), store: deps.store, logger, events, now, runAgent, deliver: deliveries.deliver })
     : null;
   const webhookApp = webhooks?.app ?? null;
-  const configCommands = createConfigCommands({ initial: config, logger, audit, events, mcp: mcp.commands, webhooks });
+  const configCommands = createConfigCommands({ home: config.home, initial: config, logger, audit, events, mcp: mcp.commands, webhooks, live: () => status === 'running' });
   const subscriptionDeps = (platform: WebhookPlatform) => ({
     subscriptions: platform.subscriptions, values: configCommands.current().values, host: config.webhook.host, now,
     isStaticRoute: (name: string) => platform.routeNames().static.includes(name),
@@ -133,7 +152,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const cron = resolveCron(config);
   const scheduler = createScheduler({
     store: deps.store, logger, events, now, timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs,
-    runAgent: agentStack.runAgent, deliver: deliveries.deliver, preRun: createPreRunWorkers({ logger }), checkDeliver: jobDeliverCheck(config.values),
+    runAgent, deliver: deliveries.deliver, preRun: createPreRunWorkers({ logger }), checkDeliver: jobDeliverCheck(config.values),
   });
   agentStack.tools.register(createCronjobTool({ scheduler, timezone: cron.timezone, scriptsDir: cron.scriptsDir }));
 
@@ -199,7 +218,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   return {
     events,
     webhookApp,
-    runAgent: agentStack.runAgent,
+    runAgent,
     approvals: agentStack.approvals,
     tools: agentStack.tools,
     deliveries,
@@ -207,7 +226,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     webhooks: {
       replay: (deliveryId) => webhooks ? webhooks.replay(deliveryId) : { ok: false, reason: webhookDisabled },
       test: async (route, input) => webhooks ? webhooks.test(route, input) : { ok: false, reason: webhookDisabled },
+      enabled: webhooks !== null,
       find: (deliveryId) => webhooks?.find(deliveryId),
+      recent: (options) => webhooks?.recent(options) ?? [],
       secretFor: (route) => webhooks ? webhooks.secretFor(route) : { ok: false, reason: webhookDisabled },
       counts: () => webhooks?.counts() ?? null,
       subscribe: (request) => webhooks ? subscribeWebhook(subscriptionDeps(webhooks), request) : disabled(),
@@ -215,15 +236,31 @@ export function createGateway(deps: GatewayDeps): Gateway {
       routes: () => {
         if (!webhooks) return [];
         const { static: fixed } = webhooks.routeNames();
-        const url = (name: string) => webhookUrl ? `${webhookUrl}/webhooks/${encodeURIComponent(name)}` : null;
+        const url = (name: string) => `${webhookUrl ?? listenerUrl(config.webhook.host, config.webhook.port)}/webhooks/${encodeURIComponent(name)}`;
         return [
-          ...fixed.map((name) => webhooks.findRoute(name)!).map((route) => ({ name: route.name, kind: 'static' as const, url: url(route.name), events: route.events, deliver: route.deliver, shadowed: false })),
-          ...webhooks.subscriptions.list().map((s) => ({ name: s.name, kind: 'subscription' as const, url: url(s.name), events: s.events, deliver: s.deliver, shadowed: fixed.includes(s.name) })),
+          ...fixed.map((name) => webhooks.findRoute(name)!).map((route) => ({
+            name: route.name, kind: 'static' as const, url: url(route.name), events: route.events, deliver: route.deliver, description: route.description ?? null,
+            secrets: route.secrets, insecure: route.insecure, shadowed: false,
+          })),
+          ...webhooks.subscriptions.list().map((s) => ({
+            name: s.name, kind: 'subscription' as const, url: url(s.name), events: s.events, deliver: s.deliver, description: s.description,
+            secrets: [s.secret], insecure: s.secret === 'INSECURE_NO_AUTH', shadowed: fixed.includes(s.name),
+          })),
         ];
       },
     },
     config: configCommands,
-    jobs: createJobsCore(scheduler, cron.scriptsDir),
+    runtime: {
+      start: async () => {
+        if (status !== 'idle') throw new Error('the gateway runs: runs go through it');
+        await mcp.component.start();
+      },
+      stop: async () => {
+        await agentStack.approvals.cancelAll('the run ended');
+        await mcp.component.stop();
+      },
+    },
+    jobs: createJobsCore(scheduler, cron.scriptsDir, cron.timezone),
     async start() {
       if (status !== 'idle') throw new Error(`Gateway cannot start from status ${status}`);
       status = 'starting';

@@ -40,7 +40,7 @@ export function createMcpComponent(deps: {
   approvals: ApprovalRequester;
   model: ResolvedModel;
   now?: () => number;
-}): { component: Component; commands: McpCommands; snapshot(): McpSnapshot } {
+}): { component: Component; commands: McpCommands; snapshot(): McpSnapshot; ready(): Promise<void> } {
   const manager = createMcpManager({
     registry: deps.tools,
     logger: deps.logger,
@@ -77,6 +77,7 @@ export function createMcpComponent(deps: {
       login: (name, options) => manager.login(name, options),
       stderrTail: (name, lines = 20) => manager.connection(name)?.stderrLines().filter((line) => line.trim() !== '').slice(-lines) ?? [],
     },
+    ready: () => manager.ready(),
     snapshot: () => ({ servers: manager.list().map(({ tools, ...rest }) => ({ ...rest, toolCount: tools.length })) }),
   };
 }

@@ -93,15 +93,19 @@ export function createMcpManager(deps: McpManagerDeps) {
     await connection?.stop();
   }
 
+  let firstRound: Promise<void> = Promise.resolve();
   const manager = {
     /** Resolves the entries and connects every enabled one; `wait` awaits the first attempts. */
     async start(values: ConfigFile, options: { wait?: boolean } = {}): Promise<string[]> {
       const { servers, warnings } = resolveMcpServers(values);
       for (const warning of warnings) deps.logger.warn(warning);
       const starts = servers.map((server) => add(server).start());
+      firstRound = Promise.allSettled(starts).then(() => undefined);
       if (options.wait) await Promise.all(starts);
       return warnings;
     },
+    /** Settles once every server's first connection attempt has (each bounded by its connect_timeout). */
+    ready: (): Promise<void> => firstRound,
     /** Spec `/reload-mcp`: reconnect what changed, drop what was removed, keep the rest. */
     async reload(values: ConfigFile): Promise<McpReloadResult> {
       const { servers, warnings } = resolveMcpServers(values);

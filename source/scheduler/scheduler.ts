@@ -73,6 +73,7 @@ export function createScheduler(deps: SchedulerDeps) {
       .then((outcome) => {
         jobs.finishRun(runId, job.id, outcome);
         running.delete(job.id);
+        emitChanged(job.id, 'updated', jobs.get(job.id) ?? null); // its last status and failure count
         const level = outcome.status === 'error' || outcome.status === 'delivery_failed' ? 'warn' : 'info';
         log[level]({ jobId: job.id, runId, status: outcome.status, error: outcome.error, reason: outcome.reason }, `Job ${job.name} (${job.id}) finished: ${outcome.status}${outcome.error ? ` - ${outcome.error}` : ''}`);
         deps.events?.emit('job.finished', {
@@ -103,7 +104,10 @@ export function createScheduler(deps: SchedulerDeps) {
     else void launch(job, trigger, randomUUID(), scheduledAtMs);
   };
 
-  const advance = (job: JobRow) => jobs.setNextRun(job.id, commands.nextRunOf(job, now()));
+  const advance = (job: JobRow) => {
+    jobs.setNextRun(job.id, commands.nextRunOf(job, now()));
+    emitChanged(job.id, 'updated', jobs.get(job.id) ?? null);
+  };
 
   /** Jobs changed by another process: emit job.changed (PRAGMA data_version moves only on others' commits). */
   const noticeChanges = () => {
@@ -213,14 +217,22 @@ export function createScheduler(deps: SchedulerDeps) {
 
 export type Scheduler = ReturnType<typeof createScheduler>;
 
-/** The core commands the console's /cron uses (`jobs.create/list/pause/resume/remove/runNow`). */
-export function createJobsCore(scheduler: Scheduler, scriptsDir: string) {
+/** Where a job request comes from: the console's jobs deliver to it by default, the CLI's to local files. */
+export interface JobsCoreContext {
+  origin: 'console' | 'cli' | string;
+  /** Relative script paths resolve from here (the CLI's working directory; the scripts folder otherwise). */
+  baseDir?: string;
+}
+
+/** The scheduler's commands as operations use them (`jobs.create/list/pause/resume/remove/runNow`). */
+export function createJobsCore(scheduler: Scheduler, scriptsDir: string, timezone: string) {
   const { commands } = scheduler;
+  const contextOf = (context: JobsCoreContext = { origin: 'console' }) =>
+    ({ origin: context.origin, defaultDeliver: context.origin === 'console' ? 'origin' : 'local', baseDir: context.baseDir ?? scriptsDir });
   return {
-    /** Console-created jobs deliver to their origin (the console) unless told otherwise. */
-    create: (request: Parameters<typeof commands.create>[0], origin = 'console') =>
-      commands.create(request, { origin, defaultDeliver: 'origin', baseDir: scriptsDir }),
-    edit: (ref: string, changes: Parameters<typeof commands.edit>[1]) => commands.edit(ref, changes, { origin: 'console', defaultDeliver: 'origin', baseDir: scriptsDir }),
+    timezone,
+    create: (request: Parameters<typeof commands.create>[0], context?: JobsCoreContext) => commands.create(request, contextOf(context)),
+    edit: (ref: string, changes: Parameters<typeof commands.edit>[1], context?: JobsCoreContext) => commands.edit(ref, changes, contextOf(context)),
     list: commands.list,
     find: commands.find,
     pause: commands.pause,

@@ -9,8 +9,8 @@ import type { McpServerView } from '../mcp/manager.js';
 import type { JobsCore } from '../scheduler/scheduler.js';
 import type { JobRow } from '../store/jobs.js';
 import type { ApprovalRecord } from '../store/approvals.js';
-import type { LogLine, LogRing } from './log-ring.js';
-import { createWebhookRing, type WebhookRow } from './webhook-ring.js';
+import type { LogLine, LogRing } from '../infra/log-ring.js';
+import { createWebhookRing, type WebhookRow } from '../operations/webhook-rows.js';
 
 /** What the console uses of the core: commands, events and snapshot() (STYLE.md section 1). */
 export interface ConsoleGateway {

@@ -9,7 +9,7 @@ import { createLogger } from '../infra/logger.js';
 import { openStore } from '../store/database.js';
 import { App } from './App.js';
 import { createConsoleModel } from './console-model.js';
-import { createLogRing } from './log-ring.js';
+import { createLogRing } from '../infra/log-ring.js';
 import { terminalIsInteractive } from './terminal.js';
 
 /**

@@ -105,6 +105,8 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     counts(): Record<DeliveryState, number> {
       return deliveries.counts();
     },
+    /** Accepted deliveries, newest first, with their run state and delivery outcome. */
+    recent: (options: { route?: string; limit?: number }): DeliveryRecord[] => deliveries.recent(options),
     /** The latest recorded delivery with this id (the console's details view). */
     find: (deliveryId: string): DeliveryRecord | undefined => deliveries.findByDeliveryId(deliveryId),
     /** The first secret of a route, for the console's copy after a confirm (never logged). */

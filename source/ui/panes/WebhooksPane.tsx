@@ -6,7 +6,7 @@ import { ListView, type ListRow, type RowSource } from '../components/ListView.j
 import type { EditTarget } from '../forms/edit-target.js';
 import { clockTime, CUT_MARK, fit } from '../format.js';
 import { theme } from '../theme.js';
-import type { WebhookRow } from '../webhook-ring.js';
+import type { WebhookRow } from '../../operations/webhook-rows.js';
 import { outcomeLabel, outcomeStyle, runStyle, WebhookDetails } from './webhook-details.js';
 
 type Mode = { kind: 'none' } | { kind: 'copy'; route: string } | { kind: 'secret'; route: string } | { kind: 'test'; route: string; text: string };

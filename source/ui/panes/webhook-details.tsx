@@ -2,7 +2,7 @@ import { Box, Text } from 'ink';
 import type { ConsoleGateway } from '../console-model.js';
 import { clockTime, fit } from '../format.js';
 import { theme } from '../theme.js';
-import type { WebhookRow } from '../webhook-ring.js';
+import type { WebhookRow } from '../../operations/webhook-rows.js';
 
 type Line = { text: string; color?: string; dim?: boolean; bold?: boolean };
 

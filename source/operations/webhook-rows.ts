@@ -11,7 +11,7 @@ export interface WebhookRow {
   outcome: RequestOutcome | 'replay';
   status: number;
   reason?: string;
-  runState?: 'running' | WebhookCompleted['state'];
+  runState?: 'queued' | 'running' | WebhookCompleted['state'];
   runStatus?: string | null;
   delivery?: WebhookCompleted['delivery'];
 }
@@ -24,11 +24,13 @@ export const MAX_WEBHOOK_ROWS = 500;
  * change, when the console model rebuilds its state (at most ~30 times a second). Run events update
  * the accepted row of their delivery; a replay has no request of its own, so its run start adds a row.
  */
-export function createWebhookRing(capacity = MAX_WEBHOOK_ROWS) {
-  const rows: WebhookRow[] = [];
-  let copy: readonly WebhookRow[] = [];
+export function createWebhookRing(capacity = MAX_WEBHOOK_ROWS, initial: readonly WebhookRow[] = []) {
+  const rows: WebhookRow[] = initial.slice(0, capacity);
+  let copy: readonly WebhookRow[] = rows.slice();
   let dirty = false;
   let counter = 0;
+  // Rows seeded from a gateway's snapshot keep its keys: this ring's own keys must not collide with them.
+  const prefix = `w${Math.random().toString(36).slice(2, 7)}-`;
   const update = (route: string, deliveryId: string, change: Partial<WebhookRow>): boolean => {
     const index = rows.findIndex((row) => row.route === route && row.deliveryId === deliveryId && (row.outcome === 'accepted' || row.outcome === 'replay'));
     if (index < 0) return false;
@@ -38,7 +40,7 @@ export function createWebhookRing(capacity = MAX_WEBHOOK_ROWS) {
   };
   const push = (row: Omit<WebhookRow, 'key'>) => {
     counter += 1;
-    rows.unshift({ ...row, key: `w${counter}` });
+    rows.unshift({ ...row, key: `${prefix}${counter}` });
     if (rows.length > capacity) rows.length = capacity;
     dirty = true;
   };

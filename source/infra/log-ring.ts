@@ -14,21 +14,24 @@ const levels: Record<number, LogLine['level']> = { 10: 'trace', 20: 'debug', 30:
  */
 export function createLogRing(capacity = 2000) {
   const lines: LogLine[] = [];
-  const listeners = new Set<() => void>();
+  const listeners = new Set<(line: LogLine) => void>();
+  const add = (line: LogLine) => {
+    lines.push(line);
+    listeners.forEach((listener) => listener(line));
+  };
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
       for (const text of String(chunk).split('\n')) {
         if (text.trim() === '') continue;
         try {
           const entry = JSON.parse(text) as { time?: string; level?: number; msg?: string };
-          lines.push({ atMs: entry.time ? Date.parse(entry.time) : Date.now(), level: levels[entry.level ?? 30] ?? 'info', message: entry.msg ?? '' });
+          add({ atMs: entry.time ? Date.parse(entry.time) : Date.now(), level: levels[entry.level ?? 30] ?? 'info', message: entry.msg ?? '' });
         } catch {
-          lines.push({ atMs: Date.now(), level: 'info', message: text });
+          add({ atMs: Date.now(), level: 'info', message: text });
         }
       }
       // Trimmed in steps of a quarter: one splice per line shifted the whole ring, 2,500 times a second under a burst.
       if (lines.length > capacity + capacity / 4) lines.splice(0, lines.length - capacity);
-      listeners.forEach((listener) => listener());
       done();
     },
   });
@@ -36,7 +39,8 @@ export function createLogRing(capacity = 2000) {
     stream,
     /** A copy of the last `capacity` lines, oldest first. */
     lines: (): LogLine[] => lines.slice(-capacity),
-    onLine(listener: () => void) {
+    /** Called with each line as it is written (the gateway puts them in its event journal). */
+    onLine(listener: (line: LogLine) => void) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },

@@ -1,0 +1,66 @@
+import type { ApprovalRecord } from '../store/approvals.js';
+import type { OperationsCore } from './core.js';
+import { OperatorError } from './errors.js';
+import { optionalFlag, optionalText, text, type Implementation, type Params } from './params.js';
+
+export interface ApprovalOperations {
+  /** Pending requests, oldest first; with `all`, the last 50 in every state, newest first. */
+  list(params: { all?: boolean }): Promise<ApprovalRecord[]>;
+  /** Approve or deny one pending request (id or its first characters). The waiting run goes on at once. */
+  decide(params: { id: string; decision: 'approve' | 'deny'; reason?: string; by?: string }): Promise<ApprovalRecord>;
+  /** Approve this request and every later call of the same tool until the gateway stops. */
+  approveForSession(params: { id: string }): Promise<ApprovalRecord>;
+  /** The answer to an elicitation form (`values`), or a decline. */
+  answer(params: { id: string; values?: Record<string, unknown>; decline?: boolean }): Promise<ApprovalRecord>;
+}
+
+const listHint = 'See the pending ones: switchboard approvals list';
+
+export function createApprovalOperations(core: OperationsCore): ApprovalOperations {
+  const queue = () => core.gateway().approvals;
+  const find = (params: Params, method: string): ApprovalRecord => {
+    const ref = text(params, 'id', method);
+    const found = queue().find(ref);
+    if (found === 'ambiguous') throw new OperatorError('invalid', `"${ref}" matches more than one approval`, 'Type more characters of the id (switchboard approvals list).');
+    if (!found) throw new OperatorError('not_found', `No approval with id "${ref}"`, listHint);
+    if (found.status !== 'pending') {
+      throw new OperatorError('conflict', `Approval ${found.id} (${found.tool} for ${found.origin}) is already ${found.status}${found.decidedBy ? ` (by ${found.decidedBy})` : ''}`, 'Nothing was changed.');
+    }
+    return found;
+  };
+  const settled = (record: ApprovalRecord, made: boolean): ApprovalRecord => {
+    const now = queue().find(record.id);
+    if (!made || now === undefined || now === 'ambiguous') {
+      throw new OperatorError('conflict', `Approval ${record.id} was decided by someone else a moment ago`, 'Nothing was changed.');
+    }
+    return now;
+  };
+
+  return {
+    async list(params: Params) {
+      return optionalFlag(params, 'all', 'approvals.list') ? queue().recent(50) : queue().pending();
+    },
+    async decide(params: Params) {
+      const record = find(params, 'approvals.decide');
+      const decision = params.decision;
+      if (decision !== 'approve' && decision !== 'deny') throw new OperatorError('invalid', 'approvals.decide: "decision" must be "approve" or "deny"');
+      const reason = optionalText(params, 'reason', 'approvals.decide');
+      const by = optionalText(params, 'by', 'approvals.decide') ?? 'operator';
+      if (record.form && decision === 'approve') throw new OperatorError('invalid', `Approval ${record.id} is a form from ${record.server ?? record.origin}: answer it with values`, 'In the console, fill in the form; elsewhere, deny it.');
+      const made = queue().resolve(record.id, decision === 'approve' ? 'approved' : 'denied', { ...(reason ? { reason } : {}), by });
+      return settled(record, made);
+    },
+    async approveForSession(params: Params) {
+      const record = find(params, 'approvals.approveForSession');
+      if (record.form) throw new OperatorError('invalid', `Approval ${record.id} is a form, not a tool call: it cannot be approved for the session`);
+      return settled(record, queue().approveForSession(record.id));
+    },
+    async answer(params: Params) {
+      const record = find(params, 'approvals.answer');
+      if (optionalFlag(params, 'decline', 'approvals.answer')) return settled(record, queue().resolve(record.id, 'denied', { reason: 'declined by the operator' }));
+      const values = params.values;
+      if (values === null || typeof values !== 'object' || Array.isArray(values)) throw new OperatorError('invalid', 'approvals.answer: "values" must be an object');
+      return settled(record, queue().resolve(record.id, 'approved', { values: values as Record<string, unknown> }));
+    },
+  } satisfies Implementation<ApprovalOperations> as unknown as ApprovalOperations;
+}

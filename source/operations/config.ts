@@ -1,0 +1,88 @@
+import { getAt } from '../config/edit.js';
+import { formatKeyPath, parseKeyPath } from '../config/key-path.js';
+import { maskSecrets } from '../config/mask.js';
+import type { ConfigFile } from '../config/types.js';
+import type { ConfigIssue } from '../config/validate.js';
+import type { ConfigApplied, ConfigChangeResult } from '../gateway/config-commands.js';
+import { checkConfig } from '../gateway/check-config.js';
+import { readConfigFile } from '../infra/config-file.js';
+import type { OperationsCore } from './core.js';
+import { OperatorError } from './errors.js';
+import { optionalText, text, type Implementation, type Params } from './params.js';
+
+export interface ConfigChangeView extends ConfigApplied {
+  key: string;
+  /** True when a running gateway applied the change (what `restartNeeded` lists waits for its restart). */
+  live: boolean;
+}
+
+export interface ConfigOperations {
+  path(params: Record<string, never>): Promise<{ file: string }>;
+  /** config.json as written, secrets masked. */
+  show(params: Record<string, never>): Promise<ConfigFile>;
+  /** One value as written (secrets shown: the caller asked for that key). */
+  get(params: { key: string }): Promise<{ key: string; value: unknown }>;
+  /** Sets one key (`value` undefined removes it); refused when the result fails checkConfig. */
+  set(params: { key: string; value?: unknown; by?: string }): Promise<ConfigChangeView>;
+  /** The one check (checkConfig) of config.json as it is on disk. */
+  validate(params: Record<string, never>): Promise<{ file: string; issues: ConfigIssue[] }>;
+  /** Rereads config.json (after $EDITOR) and applies what changed; an invalid file changes nothing. */
+  reload(params: { by?: string }): Promise<ConfigChangeView>;
+}
+
+/** A refused change: every problem listed, nothing written. */
+export function refusedChange(result: Extract<ConfigChangeResult, { ok: false }>): OperatorError {
+  return new OperatorError('invalid', result.reason.split(': ')[0] ?? result.reason, 'Fix the keys listed (the schema is config.schema.json), then try again.',
+    result.issues.map((issue) => `${issue.path}: ${issue.reason}`));
+}
+
+export function keySegments(key: string, method: string): string[] {
+  const segments = parseKeyPath(key);
+  if (!segments) throw new OperatorError('invalid', `${method}: "${key}" is not a config key path`, 'Write keys like platforms.webhook.extra.port or mcp_servers["my.server"].url.');
+  return segments;
+}
+
+export function createConfigOperations(core: OperationsCore): ConfigOperations {
+  const file = () => core.home.configFile;
+  const readFile = (): ConfigFile => {
+    try {
+      return (readConfigFile(file()) ?? {}) as ConfigFile;
+    } catch (error) {
+      throw new OperatorError('invalid', `${file()} cannot be read: ${(error as Error).message}`, 'Fix the file by hand (it must be JSON).');
+    }
+  };
+  const view = (key: string, result: ConfigChangeResult): ConfigChangeView => {
+    if (!result.ok) throw refusedChange(result);
+    return { key, ...result.value, live: core.where === 'gateway' };
+  };
+
+  return {
+    async path() {
+      return { file: file() };
+    },
+    async show() {
+      return maskSecrets(readFile());
+    },
+    async get(params: Params) {
+      const key = text(params, 'key', 'config.get');
+      const value = getAt(readFile(), keySegments(key, 'config.get'));
+      if (value === undefined) throw new OperatorError('not_found', `${key} is not set in config.json`, 'See the configuration reference in the README for defaults.');
+      return { key, value };
+    },
+    async set(params: Params) {
+      const key = text(params, 'key', 'config.set');
+      const segments = keySegments(key, 'config.set');
+      const value = params.value;
+      if (value === undefined && getAt(readFile(), segments) === undefined) throw new OperatorError('not_found', `${key} is not set in config.json`, 'Nothing to remove.');
+      return view(formatKeyPath(segments), await core.config().set(segments, value, optionalText(params, 'by', 'config.set') ?? 'operator'));
+    },
+    async validate() {
+      const checked = checkConfig(readFile(), core.home);
+      return { file: file(), issues: checked.ok ? [] : checked.issues };
+    },
+    async reload(params: Params) {
+      const by = optionalText(params, 'by', 'config.reload') === 'file' ? 'file' : 'console';
+      return view('(file)', await core.config().reload(by));
+    },
+  } satisfies Implementation<ConfigOperations> as unknown as ConfigOperations;
+}

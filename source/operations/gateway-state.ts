@@ -1,0 +1,38 @@
+import type { Gateway } from '../gateway/gateway.js';
+import type { WebhookRow } from './webhook-rows.js';
+import type { GatewayState } from './state.js';
+
+/** How many recorded deliveries seed the Webhooks pane, so a console starts with the recent history. */
+export const HISTORY_ROWS = 100;
+
+/** The exact parts of the state, read from the core: header, approvals, MCP servers, jobs, the failed count. */
+export function coreState(gateway: Gateway): Pick<GatewayState, 'gateway' | 'approvals' | 'mcpServers' | 'jobs' | 'failedDeliveries'> {
+  return {
+    gateway: gateway.snapshot(),
+    approvals: gateway.approvals.pending(),
+    mcpServers: gateway.mcp.list(),
+    jobs: gateway.jobs.list({ all: true }),
+    failedDeliveries: gateway.deliveries.history?.countFailed() ?? 0,
+  };
+}
+
+/** The store's recent accepted deliveries as pane rows (newest first). */
+export function historyRows(gateway: Gateway): WebhookRow[] {
+  return gateway.webhooks.recent({ limit: HISTORY_ROWS }).map((record) => ({
+    key: `h${record.seq}`,
+    atMs: record.receivedAtMs,
+    route: record.route,
+    event: record.event,
+    deliveryId: record.deliveryId,
+    outcome: record.replayOf ? 'replay' : 'accepted',
+    status: 202,
+    runState: record.state,
+    runStatus: record.runStatus,
+    ...(record.deliveryDetail || record.error ? { delivery: record.state === 'delivered' ? { ok: true as const, detail: record.deliveryDetail ?? '' } : { ok: false as const, reason: record.error ?? record.deliveryDetail ?? '' } } : {}),
+  }));
+}
+
+/** A state with no activity yet: the core's parts plus the recorded history. */
+export function initialState(gateway: Gateway): GatewayState {
+  return { ...coreState(gateway), webhooks: historyRows(gateway), outputs: [], logs: [], runsInFlight: [] };
+}

@@ -1,0 +1,96 @@
+import type { Logger } from 'pino';
+import type { HomeLayout } from '../config/home.js';
+import type { ResolvedConfig } from '../config/load.js';
+import { createControlServer, type ControlServer } from '../control/server.js';
+import { createEventJournal, type EventJournal } from '../control/journal.js';
+import { resolveControl } from '../control/config.js';
+import { gatewayEventNames } from '../gateway/events.js';
+import { createGateway, type Gateway } from '../gateway/gateway.js';
+import type { LogRing } from '../infra/log-ring.js';
+import type { Store } from '../store/database.js';
+import { coreState, initialState } from './gateway-state.js';
+import { createOperations, dispatchOperation, hasOperation, type Operations } from './index.js';
+import { createReadModel, type GatewayEvent, type GatewayHello, type GatewayState } from './state.js';
+
+export interface GatewayHostOptions {
+  home: HomeLayout;
+  config: ResolvedConfig;
+  store: Store;
+  logger: Logger;
+  /** The gateway's log lines, forwarded to attached consoles as `log.line` events. */
+  logRing: LogRing;
+  mode: 'headless' | 'console';
+  version: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A running gateway with its operations, event journal and control channel: what `switchboard gateway` and the console run. */
+export interface GatewayHost {
+  gateway: Gateway;
+  operations: Operations;
+  journal: EventJournal;
+  hello(): GatewayHello;
+  /** The whole console view now (exact core parts plus the recent activity). */
+  state(): GatewayState;
+  stop(reason: string): Promise<void>;
+}
+
+/**
+ * Starts the gateway, then serves its operations and events on `$SWITCHBOARD_HOME/control.sock`
+ * (and the optional TCP listener). The socket opens only after the home lock is taken, so a second
+ * gateway fails at the lock and never touches the first one's socket.
+ */
+export async function startGatewayHost(options: GatewayHostOptions): Promise<GatewayHost> {
+  const { home, config, logger } = options;
+  const control = resolveControl(config.values, options.env ?? process.env);
+  const gateway = createGateway({ config, store: options.store, logger, mode: options.mode });
+  const activity = createReadModel(initialState(gateway));
+  const journal = createEventJournal();
+  const record = (event: GatewayEvent) => {
+    activity.apply(event);
+    journal.append(event.type, event.data);
+  };
+  for (const type of gatewayEventNames) gateway.events.on(type, (data: never) => record({ type, data } as GatewayEvent));
+  options.logRing.onLine((line) => record({ type: 'log.line', data: line }));
+
+  const state = (): GatewayState => ({ ...activity.state(), ...coreState(gateway) });
+  const operations = createOperations({
+    home, where: 'gateway', version: options.version, gateway: () => gateway, config: () => gateway.config,
+  }, state);
+  let server: ControlServer | undefined;
+  const hello = (): GatewayHello => {
+    const snapshot = gateway.snapshot();
+    const address = server?.address();
+    return {
+      pid: snapshot.pid, home: home.root, version: options.version, mode: options.mode, startedAtMs: snapshot.startedAtMs,
+      webhookUrl: snapshot.webhook.url, socketPath: home.controlSocket, tcpUrl: address?.tcpUrl ?? null,
+    };
+  };
+  server = createControlServer({
+    socketPath: home.controlSocket,
+    ...(control.tcp ? { tcp: control.tcp } : {}),
+    dispatch: (method, params) => dispatchOperation(operations, method, params),
+    hasMethod: (method) => hasOperation(operations, method),
+    snapshot: state,
+    journal,
+    hello,
+    logger,
+  });
+
+  await gateway.start();
+  try {
+    await server.start();
+  } catch (error) {
+    await gateway.stop('the control channel could not start');
+    throw error;
+  }
+  logger.info(`Control channel on ${home.controlSocket}${server.address().tcpUrl ? ` and ${server.address().tcpUrl}` : ''}`);
+  return {
+    gateway, operations, journal, hello, state,
+    async stop(reason) {
+      await gateway.stop(reason);
+      await server?.stop();
+    },
+  };
+}
+

@@ -1,0 +1,101 @@
+import type { JobRequest } from '../scheduler/job-input.js';
+import { formatInZone, nextRuns, parseSchedule } from '../scheduler/schedule.js';
+import type { JobRow, JobRunRow } from '../store/jobs.js';
+import type { OperationsCore } from './core.js';
+import { OperatorError } from './errors.js';
+import { checked, optionalCount, optionalFlag, optionalText, optionalTextList, text, type Implementation, type Params } from './params.js';
+
+export interface JobView { timezone: string; job: JobRow }
+
+export interface JobOperations {
+  list(params: { all?: boolean }): Promise<{ timezone: string; jobs: JobRow[] }>;
+  show(params: { job: string }): Promise<JobView>;
+  create(params: JobRequestParams): Promise<JobView>;
+  edit(params: { job: string } & Partial<JobRequestParams>): Promise<JobView>;
+  pause(params: { job: string }): Promise<JobView>;
+  resume(params: { job: string }): Promise<JobView>;
+  remove(params: { job: string }): Promise<JobView>;
+  runs(params: { job?: string; limit?: number }): Promise<{ timezone: string; runs: JobRunRow[] }>;
+  /** Runs a job now and waits for its result (in the gateway when one runs). */
+  run(params: { job: string }): Promise<JobRunRow>;
+  /** The next fires of a schedule, in the configured timezone. */
+  next(params: { schedule: string; count?: number }): Promise<{ timezone: string; schedule: string; interval: boolean; times: string[] }>;
+}
+
+export interface JobRequestParams {
+  schedule: string;
+  prompt: string;
+  name?: string;
+  deliver?: string;
+  skills?: string[];
+  script?: string;
+  catchUp?: string;
+  /** `cli` or `console`: the CLI's jobs deliver to local files by default, the console's to the console. */
+  origin?: string;
+  /** Relative script paths resolve from here (the CLI's working directory). */
+  baseDir?: string;
+}
+
+const jobHint = 'See the jobs: switchboard cron list --all';
+
+export function createJobOperations(core: OperationsCore): JobOperations {
+  const jobs = () => core.gateway().jobs;
+  const view = (job: JobRow): JobView => ({ timezone: jobs().timezone, job });
+  const find = (params: Params, method: string) => checked(jobs().find(text(params, 'job', method)), `jobs.${method}`, 'not_found', jobHint);
+  const request = (params: Params, method: string): Partial<JobRequest> => ({
+    schedule: optionalText(params, 'schedule', method), prompt: optionalText(params, 'prompt', method), name: optionalText(params, 'name', method),
+    deliver: optionalText(params, 'deliver', method), skills: optionalTextList(params, 'skills', method), script: optionalText(params, 'script', method),
+    catchUp: optionalText(params, 'catchUp', method),
+  });
+  const context = (params: Params, method: string) => ({ origin: optionalText(params, 'origin', method) ?? 'console', baseDir: optionalText(params, 'baseDir', method) });
+  const defined = <T extends object>(value: T) => Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
+
+  return {
+    async list(params: Params) {
+      return { timezone: jobs().timezone, jobs: jobs().list({ all: optionalFlag(params, 'all', 'jobs.list') }) };
+    },
+    async show(params: Params) {
+      return view(find(params, 'show'));
+    },
+    async create(params: Params) {
+      const draft = request(params, 'jobs.create');
+      const job = checked(jobs().create({ ...draft, schedule: text(params, 'schedule', 'jobs.create'), prompt: text(params, 'prompt', 'jobs.create') } as JobRequest, context(params, 'jobs.create')), 'Job not created');
+      return view(job);
+    },
+    async edit(params: Params) {
+      const job = find(params, 'edit');
+      const changes = defined(request(params, 'jobs.edit'));
+      if (Object.keys(changes).length === 0) {
+        throw new OperatorError('invalid', `Nothing to change for job ${job.name}`, 'Give at least one of schedule, prompt, name, deliver, skills, script, catchUp.');
+      }
+      return view(checked(jobs().edit(job.id, changes, context(params, 'jobs.edit')), `Job ${job.name} not changed`));
+    },
+    async pause(params: Params) {
+      return view(checked(jobs().pause(text(params, 'job', 'jobs.pause')), 'Cannot pause the job', 'conflict', jobHint));
+    },
+    async resume(params: Params) {
+      return view(checked(jobs().resume(text(params, 'job', 'jobs.resume')), 'Cannot resume the job', 'conflict', jobHint));
+    },
+    async remove(params: Params) {
+      return view(checked(jobs().remove(text(params, 'job', 'jobs.remove')), 'Cannot remove the job', 'not_found', jobHint));
+    },
+    async runs(params: Params) {
+      const jobId = params.job === undefined ? undefined : find(params, 'runs').id;
+      return { timezone: jobs().timezone, runs: jobs().runs(jobId, optionalCount(params, 'limit', 'jobs.runs', 20)) };
+    },
+    async run(params: Params) {
+      const job = find(params, 'run');
+      const work = async () => checked(await jobs().runNow(job.id), `Job ${job.name} did not run`);
+      return core.withRuntime ? core.withRuntime(work) : work();
+    },
+    async next(params: Params) {
+      const schedule = checked(parseSchedule(text(params, 'schedule', 'jobs.next')), 'Not a schedule');
+      const count = optionalCount(params, 'count', 'jobs.next', 5, 1000);
+      const timezone = core.config().current().timezone;
+      return {
+        timezone, schedule: schedule.text, interval: schedule.kind === 'every',
+        times: nextRuns(schedule, Date.now(), timezone, count).map((atMs) => formatInZone(atMs, timezone)),
+      };
+    },
+  } satisfies Implementation<JobOperations> as unknown as JobOperations;
+}

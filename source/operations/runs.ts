@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import type { RunResult } from '../agent/types.js';
+import type { OperationsCore } from './core.js';
+import { OperatorError } from './errors.js';
+import { optionalText, optionalTextList, text, type Implementation, type Params } from './params.js';
+
+export interface RunOperations {
+  /**
+   * Runs one prompt and waits for its result. `runId` may be chosen by the caller, so that it can
+   * follow the run's `run.progressed` events (tool calls) before the answer arrives.
+   */
+  run(params: { prompt: string; skills?: string[]; origin?: string; runId?: string }): Promise<RunResult>;
+  /** Cancels a run in flight that an operation started (its tool calls and approvals end as cancelled). */
+  cancel(params: { runId: string }): Promise<{ runId: string; cancelled: boolean }>;
+}
+
+export function createRunOperations(core: OperationsCore): RunOperations {
+  const inFlight = new Map<string, AbortController>();
+  return {
+    async run(params: Params) {
+      const prompt = text(params, 'prompt', 'runs.run');
+      const runId = optionalText(params, 'runId', 'runs.run') ?? randomUUID();
+      if (inFlight.has(runId)) throw new OperatorError('conflict', `A run with id ${runId} is already in flight`);
+      const controller = new AbortController();
+      inFlight.set(runId, controller);
+      const work = () => core.gateway().runAgent({
+        prompt, runId, skills: optionalTextList(params, 'skills', 'runs.run') ?? [], origin: optionalText(params, 'origin', 'runs.run') ?? 'cli', signal: controller.signal,
+      });
+      try {
+        return await (core.withRuntime ? core.withRuntime(work) : work());
+      } finally {
+        inFlight.delete(runId);
+      }
+    },
+    async cancel(params: Params) {
+      const runId = text(params, 'runId', 'runs.cancel');
+      const controller = inFlight.get(runId);
+      if (!controller) throw new OperatorError('not_found', `No run ${runId} in flight that can be cancelled`, 'Runs started by webhooks and jobs finish on their own or at their timeout.');
+      controller.abort();
+      return { runId, cancelled: true };
+    },
+  } satisfies Implementation<RunOperations> as unknown as RunOperations;
+}

@@ -1,0 +1,167 @@
+import type { GatewayEventMap } from '../gateway/events.js';
+import type { GatewaySnapshot } from '../gateway/gateway.js';
+import type { LogLine } from '../infra/log-ring.js';
+import type { McpServerView } from '../mcp/manager.js';
+import type { ApprovalRecord } from '../store/approvals.js';
+import type { JobRow } from '../store/jobs.js';
+import { createWebhookRing, type WebhookRow } from './webhook-rows.js';
+
+/** Who serves this state: identity for headers and `status` (the control channel's hello). */
+export interface GatewayHello {
+  pid: number;
+  home: string;
+  version: string;
+  /** `headless`: `switchboard gateway`; `console`: a console that runs the gateway in its own process. */
+  mode: 'headless' | 'console';
+  startedAtMs: number | null;
+  webhookUrl: string | null;
+  /** The control channel's addresses. */
+  socketPath: string;
+  tcpUrl: string | null;
+}
+
+export interface OutputEntry {
+  id: string;
+  atMs: number;
+  title: string;
+  text: string;
+  ok: boolean;
+}
+
+/** Everything a console shows, as one value: the snapshot a client gets on subscribe, then folds events into. */
+export interface GatewayState {
+  gateway: GatewaySnapshot;
+  /** Pending approvals, oldest first. */
+  approvals: ApprovalRecord[];
+  mcpServers: McpServerView[];
+  /** Every job, paused ones too. */
+  jobs: JobRow[];
+  /** The last 500 webhook requests, newest first, with their run and delivery. */
+  webhooks: readonly WebhookRow[];
+  outputs: readonly OutputEntry[];
+  logs: readonly LogLine[];
+  runsInFlight: string[];
+  failedDeliveries: number;
+}
+
+/** One event of the journal: every bus event, plus the gateway's log lines. */
+export type GatewayEvent = { [K in keyof EventMap]: { type: K; data: EventMap[K][0] } }[keyof EventMap];
+type EventMap = GatewayEventMap & { 'log.line': [LogLine] };
+
+export const MAX_OUTPUTS = 200;
+export const MAX_LOG_LINES = 2000;
+
+/** Events after which the parts that events do not carry (header, listener, routes) are read again. */
+export const resyncEvents: ReadonlySet<string> = new Set(['gateway.started', 'gateway.stopped', 'webhook.listening', 'config.changed', 'mcp.toolsChanged']);
+
+/**
+ * The read model: a GatewayState plus events folded in, in order. The gateway keeps one (for the
+ * rings a snapshot carries: webhooks, logs, outputs, runs in flight) and every console keeps one
+ * (its whole view): the same fold on both sides, so an attached console shows what the gateway saw.
+ * Folding mutates; `state()` hands out an immutable copy, rebuilt only after a change.
+ */
+export function createReadModel(initial: GatewayState) {
+  let base = initial;
+  let webhooks = createWebhookRing(undefined, initial.webhooks);
+  let logs = initial.logs.slice(-MAX_LOG_LINES);
+  let outputs = initial.outputs.slice(0, MAX_OUTPUTS);
+  let approvals = initial.approvals.slice();
+  let jobs = initial.jobs.slice();
+  let servers = initial.mcpServers.slice();
+  const inFlight = new Set(initial.runsInFlight);
+  let failed = initial.failedDeliveries;
+  let cached: GatewayState | undefined;
+
+  const addOutput = (entry: OutputEntry) => { outputs = [entry, ...outputs].slice(0, MAX_OUTPUTS); };
+
+  const fold = (event: GatewayEvent): void => {
+    switch (event.type) {
+      case 'webhook.received': return webhooks.received(event.data);
+      case 'webhook.runStarted': return webhooks.runStarted(event.data);
+      case 'webhook.completed': return webhooks.completed(event.data);
+      case 'log.line':
+        logs.push(event.data);
+        if (logs.length > MAX_LOG_LINES + MAX_LOG_LINES / 4) logs = logs.slice(-MAX_LOG_LINES);
+        return;
+      case 'run.started': inFlight.add(event.data.runId); return;
+      case 'run.finished': {
+        const result = event.data;
+        inFlight.delete(result.runId);
+        if (result.origin === 'console') {
+          addOutput({ id: result.runId, atMs: result.finishedAtMs, title: `console run ${result.runId.slice(0, 8)} ${result.status}`, text: result.error ? `${result.error}\n${result.output}` : result.output, ok: result.status === 'ok' });
+        }
+        return;
+      }
+      case 'output.delivered': {
+        const output = event.data;
+        addOutput({ id: `${output.atMs}-${outputs.length}`, atMs: output.atMs, title: output.title, text: output.text, ok: !output.failed });
+        return;
+      }
+      case 'approval.requested':
+        if (event.data.status === 'pending' && !approvals.some((record) => record.id === event.data.id)) approvals = [...approvals, event.data];
+        return;
+      case 'approval.resolved': approvals = approvals.filter((record) => record.id !== event.data.id); return;
+      case 'job.changed': {
+        const { jobId, job } = event.data;
+        const index = jobs.findIndex((row) => row.id === jobId);
+        if (!job) jobs = jobs.filter((row) => row.id !== jobId);
+        else if (index < 0) jobs = [...jobs, job];
+        else jobs = jobs.map((row) => (row.id === jobId ? job : row));
+        return;
+      }
+      case 'mcp.statusChanged': {
+        const state = event.data;
+        const index = servers.findIndex((server) => server.name === state.name);
+        if (index >= 0) servers = servers.map((server) => (server.name === state.name ? { ...server, ...state } : server));
+        return;
+      }
+      case 'delivery.finished':
+        if (!event.data.result.ok) failed += 1;
+        return;
+      default:
+        return;
+    }
+  };
+
+  return {
+    apply(event: GatewayEvent): void {
+      fold(event);
+      cached = undefined;
+    },
+    /** Replaces everything with a fresh snapshot (a console that re-attached, or resynced after a rare event). */
+    reset(next: GatewayState): void {
+      base = next;
+      webhooks = createWebhookRing(undefined, next.webhooks);
+      logs = next.logs.slice(-MAX_LOG_LINES);
+      outputs = next.outputs.slice(0, MAX_OUTPUTS);
+      approvals = next.approvals.slice();
+      jobs = next.jobs.slice();
+      servers = next.mcpServers.slice();
+      inFlight.clear();
+      for (const runId of next.runsInFlight) inFlight.add(runId);
+      failed = next.failedDeliveries;
+      cached = undefined;
+    },
+    /** Only the header part (gateway snapshot) and MCP servers, as read again after a rare event. */
+    refresh(next: Pick<GatewayState, 'gateway' | 'mcpServers'>): void {
+      base = { ...base, gateway: next.gateway };
+      servers = next.mcpServers.slice();
+      cached = undefined;
+    },
+    /** A console's own output (a notice turned into an Output entry). */
+    addOutput(entry: OutputEntry): void {
+      addOutput(entry);
+      cached = undefined;
+    },
+    state(): GatewayState {
+      cached ??= {
+        gateway: { ...base.gateway, approvalsPending: approvals.length },
+        approvals, mcpServers: servers, jobs, webhooks: webhooks.rows(), outputs, logs: logs.slice(-MAX_LOG_LINES),
+        runsInFlight: [...inFlight], failedDeliveries: failed,
+      };
+      return cached;
+    },
+  };
+}
+
+export type ReadModel = ReturnType<typeof createReadModel>;
