@@ -1,20 +1,14 @@
 import { Command } from 'commander';
-import { ConfigError } from '../config/errors.js';
-import { getAt, parseCliValue, setAt } from '../config/edit.js';
-import type { HomeLayout } from '../config/home.js';
-import { formatKeyPath, parseKeyPath } from '../config/key-path.js';
-import { invalidConfigError, resolveConfig } from '../config/load.js';
-import { routeTargetIssues } from '../delivery/check-config.js';
+import { parseCliValue } from '../config/edit.js';
 import { maskSecrets } from '../config/mask.js';
-import { validateConfig } from '../config/validate.js';
-import { runningGateway } from '../gateway/lock.js';
-import { appliedLive, changedKeys } from '../config/changed-keys.js';
-import { writeConfigFile } from '../infra/config-file.js';
-import { createAuditLog } from '../store/audit.js';
-import { openStore } from '../store/database.js';
-import { homeOf, loadConfigFor } from './context.js';
+import { OperatorError } from '../operations/errors.js';
+import type { ConfigChangeView } from '../operations/config.js';
+import type { OperatorSession } from '../operations/connect.js';
+import { homeOf } from './context.js';
 import { print, say } from './output.js';
+import { withOperations } from './session.js';
 
+/** `switchboard config`: every change is checked as the gateway checks it at start (checkConfig) and applied live by a running gateway. */
 export function configCommand(): Command {
   const config = new Command('config').description('Show, check and change config.json');
 
@@ -22,83 +16,55 @@ export function configCommand(): Command {
     print(homeOf(command).configFile);
   });
 
-  config.command('show').description('Print config.json with secrets masked').action((_options, command: Command) => {
-    const { file } = load(command);
-    print(JSON.stringify(maskSecrets(file), undefined, 2));
-  });
+  config.command('show').description('Print config.json with secrets masked').action((_options, command: Command) => withOperations(command, async ({ operations }) => {
+    print(JSON.stringify(await operations.config.show({}), undefined, 2));
+  }));
 
-  config.command('validate').description('Check config.json against config.schema.json; lists every problem').action((_options, command: Command) => {
-    const home = homeOf(command);
-    const { file } = load(command); // throws the full list of schema problems when invalid
-    const targetIssues = routeTargetIssues(resolveConfig(file, home).values);
-    if (targetIssues.length > 0) throw invalidConfigError(targetIssues, home.configFile);
-    say(`${home.configFile} is valid.`);
-  });
+  config.command('validate').description('Check config.json as the gateway does at start; lists every problem').action((_options, command: Command) => withOperations(command, async ({ operations }) => {
+    const { file, issues } = await operations.config.validate({});
+    if (issues.length > 0) {
+      throw new OperatorError('invalid', `${file} has ${issues.length === 1 ? '1 problem' : `${issues.length} problems`}`,
+        'Fix the keys above (the schema is config.schema.json), then run: switchboard config validate', issues.map((issue) => `${issue.path}: ${issue.reason}`));
+    }
+    say(`${file} is valid.`);
+  }));
 
   config
     .command('get <key>')
     .description('Print one value, e.g. platforms.webhook.extra.port (secrets are shown: you asked for them)')
-    .action((key: string, _options, command: Command) => {
-      const { file } = load(command);
-      const value = getAt(file, keyPath(key));
-      if (value === undefined) throw new ConfigError('KEY_NOT_SET', `${key} is not set in config.json`, 'See the configuration reference in the README for defaults.');
+    .action((key: string, _options, command: Command) => withOperations(command, async ({ operations }) => {
+      const { value } = await operations.config.get({ key });
       print(typeof value === 'string' ? value : JSON.stringify(value, undefined, 2));
-    });
+    }));
 
   config
     .command('set <key> <value>')
     .description('Set one value (JSON; plain text is taken as a string); refused when the result is invalid')
-    .action((key: string, text: string, _options, command: Command) => {
-      change(command, key, parseCliValue(text));
-    });
+    .action((key: string, text: string, _options, command: Command) => withOperations(command, async (session) => {
+      const value = parseCliValue(text);
+      const changed = await session.operations.config.set({ key, value, by: 'cli' });
+      const last = changed.key.split('.').at(-1) ?? changed.key;
+      say(`Set ${changed.key} = ${JSON.stringify((maskSecrets({ [last]: value }) as Record<string, unknown>)[last])}`);
+      sayApplied(session, changed);
+    }));
 
   config
     .command('unset <key>')
     .description('Remove one key, so its default applies')
-    .action((key: string, _options, command: Command) => {
-      change(command, key, undefined);
-    });
+    .action((key: string, _options, command: Command) => withOperations(command, async (session) => {
+      const changed = await session.operations.config.set({ key, by: 'cli' });
+      say(`Removed ${changed.key}.`);
+      sayApplied(session, changed);
+    }));
 
   return config;
 }
 
-function load(command: Command) {
-  return loadConfigFor(homeOf(command), command.optsWithGlobals<{ home?: string }>().home);
-}
-
-function keyPath(key: string): string[] {
-  const segments = parseKeyPath(key);
-  if (!segments) throw new ConfigError('BAD_KEY', `"${key}" is not a config key path`, 'Write keys like platforms.webhook.extra.port or mcp_servers["my.server"].url.');
-  return segments;
-}
-
-function change(command: Command, key: string, value: unknown): void {
-  const home = homeOf(command);
-  const { file } = load(command);
-  const segments = keyPath(key);
-  if (value === undefined && getAt(file, segments) === undefined) throw new ConfigError('KEY_NOT_SET', `${key} is not set in config.json`, 'Nothing to remove.');
-  const next = setAt(file, segments, value);
-  const issues = validateConfig(next);
-  if (issues.length > 0) throw invalidConfigError(issues, home.configFile, true);
-  writeConfigFile(home.configFile, next as Record<string, unknown>);
-  recordChange(home, value === undefined ? `unset ${formatKeyPath(segments)}` : `set ${formatKeyPath(segments)}`);
-  say(value === undefined ? `Removed ${formatKeyPath(segments)}.` : `Set ${formatKeyPath(segments)} = ${JSON.stringify(maskSecrets({ [segments.at(-1)!]: value })[segments.at(-1)!])}`);
-  const gateway = runningGateway(home.lockFile);
-  const changed = changedKeys(file, next);
-  if (!gateway || changed.length === 0) return;
-  // The running gateway serves routes when its platform was enabled at start (and still is in the file it read).
-  const webhooksRunning = file.platforms?.webhook?.enabled === true;
-  const waiting = changed.filter((entry) => !appliedLive(entry, webhooksRunning));
-  say(waiting.length === 0
-    ? `The running gateway (pid ${gateway.pid}) applies this within a few seconds.`
-    : `A gateway is running (pid ${gateway.pid}); restart it to apply ${waiting.join(', ')}.`);
-}
-
-function recordChange(home: HomeLayout, detail: string): void {
-  const store = openStore(home.stateDb);
-  try {
-    createAuditLog(store).record('cli', 'config.changed', detail);
-  } finally {
-    store.close();
-  }
+/** Whether the change is in effect now, or what waits for a restart. */
+export function sayApplied(session: OperatorSession, changed: ConfigChangeView): void {
+  if (session.where !== 'gateway') return say('No gateway is running: the change applies when one starts.');
+  if (changed.changed.length === 0) return say('Nothing changed.');
+  say(changed.restartNeeded.length === 0
+    ? `The running gateway (pid ${session.hello.pid}) applied it.`
+    : `The running gateway (pid ${session.hello.pid}) needs a restart to apply ${changed.restartNeeded.join(', ')}.`);
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Command } from 'commander';
 import { resolveHome, type HomeLayout } from '../config/home.js';
 import { loadOrCreateConfig, resolveConfig, type LoadedConfig, type ResolvedConfig } from '../config/load.js';
@@ -15,6 +16,12 @@ export function loadConfigFor(home: HomeLayout, homeFlag: string | undefined): L
   const loaded = loadOrCreateConfig(home);
   if (loaded.created) announceFirstRun(home, loaded, homeFlag);
   return loaded;
+}
+
+/** Writes the first-run default config.json (and says so) when the home has none; never validates (a broken file stays fixable). */
+export function ensureConfig(home: HomeLayout, homeFlag: string | undefined): void {
+  if (fs.existsSync(home.configFile)) return;
+  loadConfigFor(home, homeFlag);
 }
 
 function announceFirstRun(home: HomeLayout, loaded: LoadedConfig, homeFlag: string | undefined): void {

@@ -1,31 +1,22 @@
 import { Command } from 'commander';
-import { ConfigError } from '../config/errors.js';
-import { resolveConfig, type ResolvedConfig } from '../config/load.js';
-import { runningGateway } from '../gateway/lock.js';
-import type { Checked } from '../scheduler/job-input.js';
-import { jobDeliverCheck } from '../scheduler/deliver-check.js';
-import { createJobCommands, type JobCommands } from '../scheduler/job-commands.js';
-import { resolveCron } from '../scheduler/resolve-cron.js';
-import { formatInZone, nextRuns, parseSchedule } from '../scheduler/schedule.js';
-import type { Logger } from '../infra/logger.js';
-import type { Store } from '../store/database.js';
-import { createJobStore, type JobStore } from '../store/jobs.js';
-import { homeOf, loadConfigFor, withCliCore } from './context.js';
+import type { JobRequestParams } from '../operations/jobs.js';
+import { homeOf } from './context.js';
 import { formatJob, formatJobTable, formatRunResult, formatRunTable, jobJson } from './cron-format.js';
 import { print, say } from './output.js';
-
-interface CronContext {
-  config: ResolvedConfig;
-  store: Store;
-  logger: Logger;
-  jobs: JobStore;
-  commands: JobCommands;
-  timezone: string;
-}
+import { sayWhere, withOperations } from './session.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-/** `switchboard cron`: scheduled jobs. Changes go to the store; a running gateway picks them up within a second. */
+interface JobOptions { name?: string; deliver?: string; skill: string[]; skills?: string; script?: string; catchUp?: string; json?: boolean }
+
+function skillsOf(options: JobOptions): string[] | undefined {
+  if (options.skill.length === 0 && options.skills === undefined) return undefined;
+  return [...options.skill, ...(options.skills ?? '').split(',')].map((skill) => skill.trim()).filter(Boolean);
+}
+
+const localNote = 'No gateway is running on this home: jobs fire while one runs (switchboard gateway).';
+
+/** `switchboard cron`: scheduled jobs, through the running gateway when there is one. */
 export function cronCommand(): Command {
   const cron = new Command('cron').description('Scheduled jobs: create, list, show, edit, pause, resume, remove, runs, run, next');
 
@@ -39,44 +30,38 @@ export function cronCommand(): Command {
     .option('--script <path>', 'executable run before each run; its output goes into the prompt, empty output skips the run')
     .option('--catch-up <policy>', 'a fire missed while no gateway ran: once (default) or skip')
     .option('--json', 'machine-readable output')
-    .action((schedule: string, prompt: string, options: { name?: string; deliver?: string; skill: string[]; skills?: string; script?: string; catchUp?: string; json?: boolean }, command: Command) => {
-      return withCron(command, (context) => {
-        const skills = [...options.skill, ...(options.skills ?? '').split(',')].map((skill) => skill.trim()).filter(Boolean);
-        const job = check(context.commands.create(
-          { schedule, prompt, name: options.name, deliver: options.deliver, skills, script: options.script, catchUp: options.catchUp },
-          { origin: 'cli', defaultDeliver: 'local', baseDir: process.cwd() },
-        ), 'Job not created');
-        if (options.json) print(JSON.stringify(jobJson(job, context.timezone), undefined, 2));
-        else print(`Created job ${formatJob(job, context.timezone, context.config.home.root)}`);
-        gatewayNote(context);
-      });
-    });
+    .action((schedule: string, prompt: string, options: JobOptions, command: Command) => withOperations(command, async (session) => {
+      const request: JobRequestParams = {
+        schedule, prompt, name: options.name, deliver: options.deliver, skills: skillsOf(options) ?? [], script: options.script, catchUp: options.catchUp,
+        origin: 'cli', baseDir: process.cwd(),
+      };
+      const { job, timezone } = await session.operations.jobs.create(request);
+      if (options.json) print(JSON.stringify(jobJson(job, timezone), undefined, 2));
+      else print(`Created job ${formatJob(job, timezone, homeOf(command).root)}`);
+      sayWhere(session, localNote);
+    }));
 
   cron
     .command('list')
     .description('Enabled jobs with their next run (--all adds paused ones)')
     .option('--all', 'include paused jobs')
     .option('--json', 'machine-readable output')
-    .action((options: { all?: boolean; json?: boolean }, command: Command) => {
-      return withCron(command, (context) => {
-        const jobs = context.commands.list({ all: options.all });
-        if (options.json) return print(JSON.stringify(jobs.map((job) => jobJson(job, context.timezone)), undefined, 2));
-        if (jobs.length === 0) return say(options.all ? 'No jobs yet: switchboard cron create "<schedule>" "<prompt>"' : 'No enabled jobs (cron list --all shows paused ones).');
-        print(formatJobTable(jobs, context.timezone));
-      });
-    });
+    .action((options: { all?: boolean; json?: boolean }, command: Command) => withOperations(command, async ({ operations }) => {
+      const { jobs, timezone } = await operations.jobs.list({ all: options.all === true });
+      if (options.json) return print(JSON.stringify(jobs.map((job) => jobJson(job, timezone)), undefined, 2));
+      if (jobs.length === 0) return say(options.all ? 'No jobs yet: switchboard cron create "<schedule>" "<prompt>"' : 'No enabled jobs (cron list --all shows paused ones).');
+      print(formatJobTable(jobs, timezone));
+    }));
 
   cron
     .command('show <job>')
     .description('One job in full (id or name)')
     .option('--json', 'machine-readable output')
-    .action((ref: string, options: { json?: boolean }, command: Command) => {
-      return withCron(command, (context) => {
-        const job = check(context.commands.find(ref), 'Cannot show the job');
-        if (options.json) return print(JSON.stringify(jobJson(job, context.timezone), undefined, 2));
-        print(formatJob(job, context.timezone, context.config.home.root));
-      });
-    });
+    .action((ref: string, options: { json?: boolean }, command: Command) => withOperations(command, async ({ operations }) => {
+      const { job, timezone } = await operations.jobs.show({ job: ref });
+      if (options.json) return print(JSON.stringify(jobJson(job, timezone), undefined, 2));
+      print(formatJob(job, timezone, homeOf(command).root));
+    }));
 
   cron
     .command('edit <job>')
@@ -90,34 +75,26 @@ export function cronCommand(): Command {
     .option('--script <path>', 'a new pre-run script ("" removes it)')
     .option('--catch-up <policy>', 'once or skip')
     .option('--json', 'machine-readable output')
-    .action((ref: string, options: { schedule?: string; prompt?: string; name?: string; deliver?: string; skill: string[]; skills?: string; script?: string; catchUp?: string; json?: boolean }, command: Command) => {
-      return withCron(command, (context) => {
-        const skills = options.skill.length > 0 || options.skills !== undefined
-          ? [...options.skill, ...(options.skills ?? '').split(',')].map((skill) => skill.trim()).filter(Boolean)
-          : undefined;
-        const changes = { schedule: options.schedule, prompt: options.prompt, name: options.name, deliver: options.deliver, skills, script: options.script, catchUp: options.catchUp };
-        if (Object.values(changes).every((value) => value === undefined)) {
-          throw new ConfigError('NOTHING_TO_EDIT', `Nothing to change for ${ref}`, 'Give at least one of --schedule, --prompt, --name, --deliver, --skill/--skills, --script, --catch-up.');
-        }
-        const job = check(context.commands.edit(ref, changes, { origin: 'cli', defaultDeliver: 'local', baseDir: process.cwd() }), 'Job not changed');
-        if (options.json) print(JSON.stringify(jobJson(job, context.timezone), undefined, 2));
-        else print(`Changed ${formatJob(job, context.timezone, context.config.home.root)}`);
-        gatewayNote(context);
+    .action((ref: string, options: JobOptions & { schedule?: string; prompt?: string }, command: Command) => withOperations(command, async (session) => {
+      const { job, timezone } = await session.operations.jobs.edit({
+        job: ref, schedule: options.schedule, prompt: options.prompt, name: options.name, deliver: options.deliver, skills: skillsOf(options),
+        script: options.script, catchUp: options.catchUp, origin: 'cli', baseDir: process.cwd(),
       });
-    });
+      if (options.json) print(JSON.stringify(jobJson(job, timezone), undefined, 2));
+      else print(`Changed ${formatJob(job, timezone, homeOf(command).root)}`);
+      sayWhere(session, localNote);
+    }));
 
   for (const verb of ['pause', 'resume', 'remove'] as const) {
     cron
       .command(`${verb} <job>`)
       .description({ pause: 'Stop firing a job (kept, with its history)', resume: 'Fire a paused job again, from its next slot', remove: 'Delete a job (its run history stays)' }[verb])
-      .action((ref: string, _options, command: Command) => {
-        return withCron(command, (context) => {
-          const job = check(context.commands[verb](ref), `Cannot ${verb} the job`);
-          if (verb === 'resume') print(`Resumed ${formatJob(job, context.timezone, context.config.home.root)}`);
-          else say(`${verb === 'pause' ? 'Paused' : 'Removed'} job ${job.name} (${job.id}).`);
-          gatewayNote(context);
-        });
-      });
+      .action((ref: string, _options, command: Command) => withOperations(command, async (session) => {
+        const { job, timezone } = await session.operations.jobs[verb]({ job: ref });
+        if (verb === 'resume') print(`Resumed ${formatJob(job, timezone, homeOf(command).root)}`);
+        else say(`${verb === 'pause' ? 'Paused' : 'Removed'} job ${job.name} (${job.id}).`);
+        sayWhere(session, localNote);
+      }));
   }
 
   cron
@@ -125,73 +102,38 @@ export function cronCommand(): Command {
     .description('Run history, newest first (all jobs, or one by id or name)')
     .option('--limit <n>', 'how many runs', '20')
     .option('--json', 'machine-readable output')
-    .action((ref: string | undefined, options: { limit: string; json?: boolean }, command: Command) => {
-      return withCron(command, (context) => {
-        const limit = Number(options.limit);
-        if (!Number.isInteger(limit) || limit < 1) throw new ConfigError('BAD_LIMIT', `--limit ${options.limit} is not a whole number >= 1`, 'For example: --limit 50');
-        const jobId = ref === undefined ? undefined : check(context.commands.find(ref), 'Cannot list the runs').id;
-        const runs = context.jobs.runs(jobId, limit);
-        if (options.json) return print(JSON.stringify(runs, undefined, 2));
-        if (runs.length === 0) return say('No runs yet.');
-        print(formatRunTable(runs, context.timezone));
-      });
-    });
+    .action((ref: string | undefined, options: { limit: string; json?: boolean }, command: Command) => withOperations(command, async ({ operations }) => {
+      const { runs, timezone } = await operations.jobs.runs({ ...(ref === undefined ? {} : { job: ref }), limit: Number(options.limit) });
+      if (options.json) return print(JSON.stringify(runs, undefined, 2));
+      if (runs.length === 0) return say('No runs yet.');
+      print(formatRunTable(runs, timezone));
+    }));
 
   cron
     .command('run <job>')
-    .description('Run a job now, through the running gateway or in this process when none runs; waits and prints the result')
+    .description('Run a job now, inside the running gateway or in this process (with the MCP servers) when none runs; waits and prints the result')
     .option('--json', 'print the run record')
-    .action(async (ref: string, options: { json?: boolean }, command: Command) => {
-      await withCron(command, async (context) => {
-        const job = check(context.commands.find(ref), 'Cannot run the job');
-        // Loaded on demand: the agent stack and Bree are only needed here.
-        const { runJobNow } = await import('./cron-run.js');
-        const run = await runJobNow(context, job);
-        if (options.json) print(JSON.stringify(run, undefined, 2));
-        else {
-          const result = formatRunResult(run);
-          say(result.status);
-          if (result.output) print(result.output);
-        }
-        process.exitCode = run.status === 'error' || run.status === 'delivery_failed' ? 1 : 0;
-      });
-    });
+    .action((ref: string, options: { json?: boolean }, command: Command) => withOperations(command, async (session) => {
+      say(session.where === 'gateway' ? `Running ${ref} on the gateway (pid ${session.hello.pid})...` : `No gateway is running: running ${ref} in this process...`);
+      const run = await session.operations.jobs.run({ job: ref });
+      if (options.json) print(JSON.stringify(run, undefined, 2));
+      else {
+        const result = formatRunResult(run);
+        say(result.status);
+        if (result.output) print(result.output);
+      }
+      process.exitCode = run.status === 'error' || run.status === 'delivery_failed' ? 1 : 0;
+    }));
 
   cron
     .command('next <schedule>')
     .description('Preview the next fires of a schedule in the configured timezone')
     .option('--count <n>', 'how many', '5')
-    .action((schedule: string, options: { count: string }, command: Command) => {
-      const home = homeOf(command);
-      const config = resolveConfig(loadConfigFor(home, command.optsWithGlobals<{ home?: string }>().home).file, home);
-      const count = Number(options.count);
-      if (!Number.isInteger(count) || count < 1 || count > 1000) throw new ConfigError('BAD_COUNT', `--count ${options.count} is not a whole number from 1 to 1000`, 'For example: --count 10');
-      const parsed = check(parseSchedule(schedule), 'Not a schedule');
-      say(`Next ${count} run(s) of "${parsed.text}" in ${config.timezone}${parsed.kind === 'every' ? ' (an interval counts from the moment the job is created)' : ''}:`);
-      for (const atMs of nextRuns(parsed, Date.now(), config.timezone, count)) print(formatInZone(atMs, config.timezone));
-    });
+    .action((schedule: string, options: { count: string }, command: Command) => withOperations(command, async ({ operations }) => {
+      const next = await operations.jobs.next({ schedule, count: Number(options.count) });
+      say(`Next ${next.times.length} run(s) of "${next.schedule}" in ${next.timezone}${next.interval ? ' (an interval counts from the moment the job is created)' : ''}:`);
+      for (const time of next.times) print(time);
+    }));
 
   return cron;
-}
-
-/** A refused request becomes an operator error: what failed, why, what next. */
-function check<T>(result: Checked<T>, what: string): T {
-  if (result.ok) return result.value;
-  throw new ConfigError('CRON_REFUSED', `${what}: ${result.reason}`);
-}
-
-function gatewayNote(context: CronContext): void {
-  const gateway = runningGateway(context.config.home.lockFile);
-  if (gateway) say(`The running gateway (pid ${gateway.pid}) picks this up within a second.`);
-  else say('No gateway is running on this home: jobs fire while one runs (switchboard gateway).');
-}
-
-/** Config, a file-only logger and the store for one command (closed afterwards), plus the job commands. */
-function withCron(command: Command, work: (context: CronContext) => void | Promise<void>): Promise<void> {
-  return withCliCore(command, async (core) => {
-    const jobs = createJobStore(core.store);
-    const timezone = resolveCron(core.config).timezone;
-    const commands = createJobCommands({ jobs, timezone, now: Date.now, checkDeliver: jobDeliverCheck(core.config.values) });
-    await work({ config: core.config, store: core.store, logger: core.logger, jobs, timezone, commands });
-  });
 }

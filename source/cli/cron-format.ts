@@ -1,5 +1,5 @@
 import type { JobRow, JobRunRow } from '../store/jobs.js';
-import { formatInZone } from '../scheduler/schedule.js';
+import { formatInZone } from '../operations/jobs.js';
 
 /** The job for people: what, when next, where the answer goes. */
 export function formatJob(job: JobRow, timezone: string, homeRoot: string): string {

@@ -1,10 +1,7 @@
 import { Command } from 'commander';
-import { ConfigError } from '../config/errors.js';
-import { createDeliveryService } from '../delivery/deliver.js';
-import { describeSubject } from '../delivery/log-target.js';
-import type { OutputDelivery } from '../store/output-deliveries.js';
-import { withCliCore } from './context.js';
+import type { OutputDeliveryView } from '../operations/deliveries.js';
 import { print, say } from './output.js';
+import { withOperations } from './session.js';
 
 /** `switchboard deliveries`: where outputs went, every attempt, and a retry for the failed ones. */
 export function deliveriesCommand(): Command {
@@ -16,41 +13,31 @@ export function deliveriesCommand(): Command {
     .option('--failed', 'only failed ones')
     .option('--limit <n>', 'how many', '50')
     .option('--json', 'machine-readable output, attempts included')
-    .action((options: { failed?: boolean; limit: string; json?: boolean }, command: Command) => {
-      withService(command, ({ history }) => {
-        const rows = history!.recent({ failedOnly: options.failed === true, limit: Number(options.limit) || 50 });
-        if (options.json) return print(JSON.stringify(rows.map(({ output: _output, ...row }) => row), undefined, 2));
-        if (rows.length === 0) return say(options.failed ? 'No failed deliveries.' : 'No deliveries yet.');
-        for (const row of rows) print(describe(row));
-      });
-    });
+    .action((options: { failed?: boolean; limit: string; json?: boolean }, command: Command) => withOperations(command, async ({ operations }) => {
+      const rows = await operations.deliveries.list({ failed: options.failed === true, limit: Number(options.limit) });
+      if (options.json) return print(JSON.stringify(rows, undefined, 2));
+      if (rows.length === 0) return say(options.failed ? 'No failed deliveries.' : 'No deliveries yet.');
+      for (const row of rows) print(describe(row));
+    }));
 
   deliveries
     .command('retry <id>')
     .description('Send a failed delivery again (id or its first characters); resumes at the first part that did not go out')
-    .action(async (id: string, _options, command: Command) => {
-      await withService(command, async (service) => {
-        const found = service.history!.find(id);
-        if (found === 'ambiguous') throw new ConfigError('DELIVERY_AMBIGUOUS', `"${id}" matches more than one delivery`, 'Type more characters of the id (switchboard deliveries list).');
-        if (!found) throw new ConfigError('DELIVERY_NOT_FOUND', `No delivery with id "${id}"`, 'See them with: switchboard deliveries list --failed');
-        const result = await service.retry(found.id);
-        if (result.ok) say(`Delivered: ${result.detail}`);
-        else {
-          say(`Still failing: ${result.reason}`);
-          process.exitCode = 1;
-        }
-      });
-    });
+    .action((id: string, _options, command: Command) => withOperations(command, async ({ operations }) => {
+      const result = await operations.deliveries.retry({ id });
+      if (result.ok) say(`Delivered: ${result.detail}`);
+      else {
+        say(`Still failing: ${result.reason}`);
+        process.exitCode = 1;
+      }
+    }));
+
   return deliveries;
 }
 
-function withService<T>(command: Command, work: (service: ReturnType<typeof createDeliveryService>) => T | Promise<T>): Promise<T> {
-  return withCliCore(command, ({ home, logger, config, store }) => work(createDeliveryService({ homeRoot: home.root, logger, config: config.values, store })));
-}
-
-function describe(row: OutputDelivery): string {
+function describe(row: OutputDeliveryView): string {
   const when = new Date(row.updatedAtMs).toISOString().replace('T', ' ').slice(0, 19);
   const parts = row.chunksTotal > 1 ? ` ${row.chunksSent}/${row.chunksTotal} parts` : '';
   const outcome = row.status === 'failed' ? row.error : row.detail;
-  return `${row.id.slice(0, 8)}  ${row.status.padEnd(9)} ${row.target}  ${describeSubject(row)}  ${when}  ${row.attempts.length} attempt(s)${parts}\n          ${outcome ?? ''}`;
+  return `${row.id.slice(0, 8)}  ${row.status.padEnd(9)} ${row.target}  ${row.title}  ${when}  ${row.attempts.length} attempt(s)${parts}\n          ${outcome ?? ''}`;
 }

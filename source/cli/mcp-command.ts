@@ -1,10 +1,9 @@
 import { Command } from 'commander';
-import type { HomeLayout } from '../config/home.js';
-import { invalidConfigError, resolveConfig } from '../config/load.js';
-import { validateConfig } from '../config/validate.js';
-import { writeConfigFile } from '../infra/config-file.js';
-import { homeOf, loadConfigFor } from './context.js';
+import type { McpServerConfig } from '../config/types.js';
+import { sayApplied } from './config-command.js';
+import { homeOf } from './context.js';
 import { print, say } from './output.js';
+import { withOperations } from './session.js';
 
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -12,11 +11,10 @@ export function mcpCommand(): Command {
   const mcp = new Command('mcp').description('MCP servers: list, test, add, remove, OAuth login, install links');
   mcp
     .command('list')
-    .description('Connect to every enabled server, print status, era, transport and registered tools, then exit')
+    .description('Servers with status, era, transport and registered tools: the running gateway\'s, or (none running) each enabled server connected once')
     .option('--json', 'machine-readable output')
-    .action(async (options: { json?: boolean }, command: Command) => {
-      const home = homeOf(command);
-      const views = await connectAll(home, globalHome(command));
+    .action((options: { json?: boolean }, command: Command) => withOperations(command, async ({ operations }) => {
+      const views = await operations.mcp.servers({});
       if (views.some((v) => v.status === 'failed' || v.status === 'needs-login')) process.exitCode = 1;
       if (options.json) {
         print(JSON.stringify({ servers: views.map((v) => ({
@@ -31,7 +29,7 @@ export function mcpCommand(): Command {
         for (const t of v.tools) print(`  ${t.name}  <- ${t.original}${t.readOnly ? '  read-only' : ''}`);
         if (v.status === 'ready' && v.tools.length === 0) print('  (no tools registered: the filters left none and no utility tool applies)');
       }
-    });
+    }));
 
   mcp
     .command('test <server>')
@@ -39,7 +37,10 @@ export function mcpCommand(): Command {
     .action(async (name: string, _options, command: Command) => {
       const home = homeOf(command);
       const started = Date.now();
-      const [view, stderr] = await connectOne(home, globalHome(command), name);
+      const { probeServer } = await import('../operations/mcp-probe.js');
+      const probed = await probeServer(home, name, (message) => say(`warning: ${message}`));
+      const view = probed?.view;
+      const stderr = probed?.stderr ?? [];
       if (!view) {
         say(`error: no server "${name}" in mcp_servers of ${home.configFile}`);
         say('  See the configured names: switchboard mcp list');
@@ -69,13 +70,9 @@ export function mcpCommand(): Command {
     .option('--trust <level>', 'full (default) or untrusted')
     .option('--timeout <seconds>', 'tool-call timeout', Number)
     .option('--disabled', 'add it with enabled: false')
-    .action(guard((name: string, options: AddOptions, command: Command) => {
-      const home = homeOf(command);
-      const loaded = loadConfigFor(home, globalHome(command));
+    .action(guard((name: string, options: AddOptions, command: Command) => withOperations(command, async (session) => {
       if (!NAME.test(name)) throw new UsageError(`server name "${name}" must be 1-64 characters of A-Z a-z 0-9 . _ -`);
       if (Boolean(options.command) === Boolean(options.url)) throw new UsageError('give exactly one of --command (stdio) or --url (HTTP)');
-      const existing = loaded.file.mcp_servers ?? {};
-      if (Object.hasOwn(existing, name)) throw new UsageError(`server "${name}" already exists in ${home.configFile}; remove it first (switchboard mcp remove ${name}) or pick another name`);
       const entry: Record<string, unknown> = options.command
         ? { command: options.command, ...(options.arg.length > 0 ? { args: options.arg } : {}), ...(options.env.length > 0 ? { env: pairs(options.env, '--env') } : {}) }
         : { url: options.url, ...(options.header.length > 0 ? { headers: pairs(options.header, '--header') } : {}), ...(options.transport ? { transport: options.transport } : {}) };
@@ -83,28 +80,18 @@ export function mcpCommand(): Command {
       if (options.trust) entry.trust = options.trust;
       if (options.timeout !== undefined) entry.timeout = options.timeout;
       if (options.disabled) entry.enabled = false;
-      const next = { ...loaded.file, mcp_servers: { ...existing, [name]: entry } };
-      const issues = validateConfig(next);
-      if (issues.length > 0) throw invalidConfigError(issues, home.configFile, true);
-      writeConfigFile(home.configFile, next as Record<string, unknown>);
-      say(`Added MCP server ${name} to ${home.configFile}. Check it: switchboard mcp test ${name}`);
-      say('A running gateway connects it within a few seconds (it watches config.json).');
-    }));
+      const changed = await session.operations.mcp.add({ name, entry: entry as unknown as McpServerConfig, by: 'cli' });
+      say(`Added MCP server ${name}. Check it: switchboard mcp test ${name}`);
+      sayApplied(session, changed);
+    })));
 
   mcp
     .command('remove <name>')
     .description('Remove a server entry from config.json')
-    .action(guard((name: string, _options: unknown, command: Command) => {
-      const home = homeOf(command);
-      const loaded = loadConfigFor(home, globalHome(command));
-      const existing = { ...(loaded.file.mcp_servers ?? {}) };
-      if (!Object.hasOwn(existing, name)) throw new UsageError(`no server "${name}" in mcp_servers of ${home.configFile}`);
-      delete existing[name];
-      const next = { ...loaded.file, mcp_servers: existing };
-      const issues = validateConfig(next);
-      if (issues.length > 0) throw invalidConfigError(issues, home.configFile, true);
-      writeConfigFile(home.configFile, next as Record<string, unknown>);
-      say(`Removed MCP server ${name} from ${home.configFile}; a running gateway drops it within a few seconds.`);
+    .action((name: string, _options: unknown, command: Command) => withOperations(command, async (session) => {
+      const changed = await session.operations.mcp.remove({ name, by: 'cli' });
+      say(`Removed MCP server ${name}.`);
+      sayApplied(session, changed);
     }));
   return mcp;
 }
@@ -156,42 +143,3 @@ export function globalHome(command: Command): string | undefined {
   return command.optsWithGlobals<{ home?: string }>().home;
 }
 
-/** Loaded on demand: the MCP SDK is only paid for by the commands that connect. */
-async function makeManager(home: HomeLayout) {
-  const [{ pino }, { createMcpManager, mcpPaths }, { createToolRegistry }] = await Promise.all([
-    import('pino'), import('../mcp/manager.js'), import('../agent/tool-registry.js'),
-  ]);
-  // Configuration and catalog warnings reach the operator; per-server failures are printed by the command itself.
-  const logger = pino({ level: 'warn' }, {
-    write(line: string) {
-      const { msg } = JSON.parse(line) as { msg: string };
-      if (!msg.startsWith('MCP server ')) say(`warning: ${msg}`);
-    },
-  });
-  return createMcpManager({ registry: createToolRegistry(), logger, ...mcpPaths(home.root), retry: false });
-}
-
-async function connectAll(home: HomeLayout, homeFlag: string | undefined) {
-  const config = resolveConfig(loadConfigFor(home, homeFlag).file, home);
-  const manager = await makeManager(home);
-  try {
-    await manager.start(config.values, { wait: true });
-    return manager.list();
-  } finally {
-    await manager.stop();
-  }
-}
-
-async function connectOne(home: HomeLayout, homeFlag: string | undefined, name: string) {
-  const config = resolveConfig(loadConfigFor(home, homeFlag).file, home);
-  const entry = config.values.mcp_servers?.[name];
-  if (!entry) return [undefined, []] as const;
-  const manager = await makeManager(home);
-  try {
-    await manager.start({ mcp_servers: { [name]: { ...entry, enabled: true } } }, { wait: true });
-    const connection = manager.connection(name);
-    return [manager.list()[0], connection?.stderrLines() ?? []] as const;
-  } finally {
-    await manager.stop();
-  }
-}

@@ -3,12 +3,12 @@ import type { Command } from 'commander';
 import { ConfigError } from '../config/errors.js';
 import { maskSecrets } from '../config/mask.js';
 import type { McpServerConfig } from '../config/types.js';
-import { runningGateway } from '../gateway/lock.js';
 import { buildInstallLink, commandLine, parseInstallLink, type InstallLink } from '../mcp/install-link.js';
-import { installServer } from '../mcp/install-server.js';
 import { registerLinkHandler } from '../mcp/link-handler.js';
 import { homeOf, loadConfigFor } from './context.js';
+import { sayApplied } from './config-command.js';
 import { print, say } from './output.js';
+import { withOperations } from './session.js';
 
 /** `mcp install`, `mcp link`, `mcp register-handler` (spec 4.3). */
 export function addInstallLinkCommands(mcp: Command): void {
@@ -30,11 +30,11 @@ export function addInstallLinkCommands(mcp: Command): void {
         process.exitCode = 1;
         return;
       }
-      const installed = installServer(home.configFile, name, link.config);
-      if (!installed.ok) throw new ConfigError('MCP_INSTALL_REFUSED', installed.reason, 'Nothing was written.');
-      say(`Installed MCP server "${name}" in ${home.configFile}.`);
-      const gateway = runningGateway(home.lockFile);
-      if (gateway) say(`The running gateway (pid ${gateway.pid}) connects it within a few seconds.`);
+      await withOperations(command, async (session) => {
+        const changed = await session.operations.mcp.add({ name, entry: link.config, by: 'cli' });
+        say(`Installed MCP server "${name}" in ${home.configFile}.`);
+        sayApplied(session, changed);
+      });
     });
 
   mcp

@@ -1,5 +1,6 @@
 import { ConfigError } from '../config/errors.js';
 import { GatewayLockedError } from '../gateway/lock.js';
+import { OperatorError } from '../operations/errors.js';
 
 /** Commands print results on stdout and everything meant for the operator's eyes on stderr. */
 export function say(line = ''): void {
@@ -12,7 +13,7 @@ export function print(line = ''): void {
 
 /** A readable error for the operator: what, where, what next. Returns the exit code. */
 export function reportError(error: unknown): number {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof OperatorError) {
     say(`error: ${error.message}`);
     for (const detail of error.details) say(`  - ${detail}`);
     if (error.hint) say(`  ${error.hint}`);

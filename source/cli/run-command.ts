@@ -1,39 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import readline from 'node:readline/promises';
 import { Command } from 'commander';
-import { createAgentStack } from '../agent/agent-stack.js';
 import type { RunEvent } from '../agent/types.js';
-import { createGatewayEvents } from '../gateway/events.js';
-import { createRunStore } from '../store/runs.js';
-import { withCliCore } from './context.js';
+import type { OperatorSession } from '../operations/connect.js';
+import type { GatewayEvent } from '../operations/state.js';
+import type { ApprovalRecord } from '../store/approvals.js';
 import { print, say } from './output.js';
+import { withOperations } from './session.js';
 
-/** `switchboard run "<prompt>"`: one agent run from the terminal; progress on stderr, the answer on stdout. */
+/**
+ * `switchboard run "<prompt>"`: one agent run from the terminal; progress on stderr, the answer on
+ * stdout. Inside the running gateway when there is one (its MCP tools, its approvals: every console
+ * sees them); otherwise in this process with the configured MCP servers connected first, and tool
+ * calls that need approval asked here when this is a terminal.
+ */
 export function runCommand(): Command {
   return new Command('run')
-    .description('Run one agent prompt now; tool calls show on stderr, the answer on stdout')
+    .description('Run one agent prompt now (inside the running gateway, or here with the MCP servers); tool calls show on stderr, the answer on stdout')
     .argument('<prompt>', 'the instruction for the agent')
     .option('--skill <name>', 'load a skill (repeatable, in order)', (value: string, previous: string[]) => [...previous, value], [] as string[])
-    .option('--json', 'print the stored run record instead of the answer')
+    .option('--json', 'print the run result instead of the answer')
     .action(async (prompt: string, options: { skill: string[]; json?: boolean }, command: Command) => {
-      await withCliCore(command, async ({ config, logger, store }) => {
-        const events = createGatewayEvents();
-        const policy = config.values.approvals?.headless ?? 'deny';
-        events.on('approval.requested', (request) => {
-          const why = request.reason ? ` (${request.reason})` : '';
-          if (policy === 'wait') say(`  ? ${request.tool} needs approval${why}: switchboard approvals approve|deny ${request.id.slice(0, 8)}`);
-          else say(`  ! ${request.tool} needs approval${why}; denied: approvals.headless is "deny" (set it to "wait" to decide from another terminal)`);
-        });
-        const stack = createAgentStack({ config, store, logger, policy, events });
-        const controller = new AbortController();
-        const onSignal = () => controller.abort();
+      const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
+      await withOperations(command, async (session) => {
+        const runId = randomUUID();
+        const stop = await followRun(session, runId, interactive);
+        const onSignal = () => void session.operations.runs.cancel({ runId }).catch(() => {});
         process.once('SIGINT', onSignal);
-        const result = await stack.runAgent({ prompt, skills: options.skill, origin: 'cli', signal: controller.signal, onEvent: showProgress });
-        process.off('SIGINT', onSignal);
-        if (options.json) print(JSON.stringify(createRunStore(store).get(result.runId), undefined, 2));
-        else if (result.output) print(result.output);
-        if (result.status !== 'ok') say(`Run ${result.status}: ${result.error ?? ''} (run ${result.runId})`);
-        process.exitCode = result.status === 'ok' ? 0 : 1;
-      });
+        try {
+          if (session.where === 'gateway') say(`Running on the gateway (pid ${session.hello.pid})...`);
+          const result = await session.operations.runs.run({ prompt, skills: options.skill, origin: 'cli', runId });
+          if (options.json) print(JSON.stringify(result, undefined, 2));
+          else if (result.output) print(result.output);
+          if (result.status !== 'ok') say(`Run ${result.status}: ${result.error ?? ''} (run ${result.runId})`);
+          process.exitCode = result.status === 'ok' ? 0 : 1;
+        } finally {
+          process.off('SIGINT', onSignal);
+          await stop();
+        }
+      }, interactive ? { approvalPolicy: 'interactive' } : {});
     });
+}
+
+/** Prints this run's tool calls and approval requests as they happen; returns the function that stops following. */
+async function followRun(session: OperatorSession, runId: string, interactive: boolean): Promise<() => Promise<void>> {
+  const onEvent = (event: GatewayEvent) => {
+    if (event.type === 'run.progressed' && event.data.runId === runId) showProgress(event.data.event);
+    if (event.type === 'approval.requested') void approvalAsked(session, event.data, interactive);
+  };
+  if (session.where === 'gateway') {
+    const subscription = await session.client.subscribe<unknown, unknown>({ onSnapshot: () => {}, onEvent: (event) => onEvent({ type: event.type, data: event.data } as GatewayEvent) });
+    return () => subscription.unsubscribe();
+  }
+  const events = session.local.gateway().events;
+  const progressed = (data: { runId: string; event: RunEvent }) => onEvent({ type: 'run.progressed', data } as GatewayEvent);
+  const requested = (record: ApprovalRecord) => onEvent({ type: 'approval.requested', data: record });
+  events.on('run.progressed', progressed);
+  events.on('approval.requested', requested);
+  return async () => {
+    events.off('run.progressed', progressed);
+    events.off('approval.requested', requested);
+  };
+}
+
+/** Where the request can be decided: here at the terminal (a local run), or by any console or `switchboard approvals`. */
+async function approvalAsked(session: OperatorSession, request: ApprovalRecord, interactive: boolean): Promise<void> {
+  if (request.status !== 'pending') return;
+  const why = request.reason ? ` (${request.reason})` : '';
+  if (session.where === 'gateway' || !interactive) {
+    say(`  ? ${request.tool} needs approval${why}: decide in a console or with switchboard approvals approve|deny ${request.id.slice(0, 8)}`);
+    return;
+  }
+  const terminal = readline.createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    say(`  ? ${request.server ? `${request.server} / ` : ''}${request.tool} needs approval${why}:`);
+    for (const line of request.argsPreview.split('\n')) say(`      ${line}`);
+    const answer = (await terminal.question('    approve? [y/N] ')).trim().toLowerCase();
+    await session.operations.approvals.decide({ id: request.id, decision: answer === 'y' || answer === 'yes' ? 'approve' : 'deny', by: 'cli' }).catch((error: unknown) => say(`    ${(error as Error).message}`));
+  } finally {
+    terminal.close();
+  }
 }
 
 function showProgress(event: RunEvent): void {

@@ -256,7 +256,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
         await mcp.component.start();
       },
       stop: async () => {
-        await agentStack.approvals.cancelAll('the run ended');
+        agentStack.approvals.cancelAll('the run ended');
+        await scheduler.stop(); // its pre-run workers
         await mcp.component.stop();
       },
     },

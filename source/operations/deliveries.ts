@@ -1,10 +1,12 @@
+import { describeSubject } from '../delivery/log-target.js';
 import type { DeliveryResult } from '../delivery/types.js';
 import type { OutputDelivery } from '../store/output-deliveries.js';
 import type { OperationsCore } from './core.js';
 import { OperatorError } from './errors.js';
 import { optionalCount, optionalFlag, text, type Implementation, type Params } from './params.js';
 
-export type OutputDeliveryView = Omit<OutputDelivery, 'output'>;
+/** A delivery without its output text, with a title saying what it was for (webhook, job or console run). */
+export type OutputDeliveryView = Omit<OutputDelivery, 'output'> & { title: string };
 
 export interface DeliveryOperations {
   /** Outputs sent to targets, newest first, attempts included (the output text left out). */
@@ -22,7 +24,7 @@ export function createDeliveryOperations(core: OperationsCore): DeliveryOperatio
   return {
     async list(params: Params) {
       const rows = history().recent({ failedOnly: optionalFlag(params, 'failed', 'deliveries.list'), limit: optionalCount(params, 'limit', 'deliveries.list', 50) });
-      return rows.map(({ output: _output, ...row }) => row);
+      return rows.map(({ output: _output, ...row }) => ({ ...row, title: describeSubject(row) }));
     },
     async retry(params: Params) {
       const ref = text(params, 'id', 'deliveries.retry');

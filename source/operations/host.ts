@@ -50,7 +50,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     activity.apply(event);
     journal.append(event.type, event.data);
   };
-  for (const type of gatewayEventNames) gateway.events.on(type, (data: never) => record({ type, data } as GatewayEvent));
+  for (const type of gatewayEventNames) gateway.events.on(type, ((data: unknown) => record({ type, data } as GatewayEvent)) as never);
   options.logRing.onLine((line) => record({ type: 'log.line', data: line }));
 
   const state = (): GatewayState => ({ ...activity.state(), ...coreState(gateway) });

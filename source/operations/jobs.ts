@@ -99,3 +99,6 @@ export function createJobOperations(core: OperationsCore): JobOperations {
     },
   } satisfies Implementation<JobOperations> as unknown as JobOperations;
 }
+
+/** How job times are written for people (the CLI's tables use it too). */
+export { formatInZone } from '../scheduler/schedule.js';

@@ -47,16 +47,3 @@ export function checkSecretChoice(secret: string | undefined, host: string): voi
   }
 }
 
-/** `--payload '{"a":1}'` or `--payload @file.json`: a JSON object. */
-export function payloadArgument(value: string | undefined, readFile: (file: string) => string): Record<string, unknown> | undefined {
-  if (value === undefined) return undefined;
-  const text = value.startsWith('@') ? readFile(value.slice(1)) : value;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError('BAD_PAYLOAD', `--payload is not valid JSON${value.startsWith('@') ? ` (file ${value.slice(1)})` : ''}: ${(error as Error).message}`, 'Give a JSON object, inline or as @file.json.');
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('BAD_PAYLOAD', '--payload must be a JSON object', 'Webhook bodies are JSON objects, e.g. --payload \'{"action":"opened"}\'.');
-  return parsed as Record<string, unknown>;
-}
