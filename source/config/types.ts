@@ -42,4 +42,5 @@ export interface ConfigFile {
   platforms?: { webhook?: WebhookPlatformConfig } & Partial<Record<'telegram' | 'discord' | 'slack' | 'signal' | 'sms' | 'email', Record<string, unknown>>>;
   cron?: { script_timeout_seconds?: number };
   logging?: { level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' };
+  control?: { host?: string; port?: number; token_env?: string };
 }
