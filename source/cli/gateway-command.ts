@@ -1,28 +1,39 @@
 import type { HomeLayout } from '../config/home.js';
-import { resolveConfig } from '../config/load.js';
-import { createGateway } from '../gateway/gateway.js';
+import { createLogRing } from '../infra/log-ring.js';
 import { createLogger } from '../infra/logger.js';
+import { loadCheckedConfig } from '../gateway/check-config.js';
+import { startGatewayHost, type GatewayHost } from '../operations/host.js';
 import { openStore } from '../store/database.js';
-import { loadConfigFor } from './context.js';
+import { ensureConfig } from './context.js';
 import { reportError, say } from './output.js';
+import { version } from './version.js';
 
 /**
- * `switchboard gateway`: the core without a UI. Runs until SIGINT or SIGTERM, then shuts down in
- * order (intake first). A second signal during shutdown exits at once.
+ * `switchboard gateway`: the core without a UI, serving its operations and events on the home's
+ * control socket. Runs until SIGINT or SIGTERM, then shuts down in order (intake first). A second
+ * signal during shutdown exits at once.
  */
 export async function runHeadlessGateway(home: HomeLayout, homeFlag: string | undefined): Promise<number> {
-  const loaded = loadConfigFor(home, homeFlag);
-  const config = resolveConfig(loaded.file, home);
-  const { logger, fileLogger, close: closeLog } = createLogger({ file: home.gatewayLog, level: config.logLevel, mode: 'headless' });
-  const store = openStore(home.stateDb);
-  let gateway: ReturnType<typeof createGateway>;
+  let host: GatewayHost;
+  let close = () => {};
   try {
-    gateway = createGateway({ config, store, logger, mode: 'headless' });
-    await gateway.start();
+    ensureConfig(home, homeFlag);
+    const config = loadCheckedConfig(home);
+    const logRing = createLogRing();
+    const { logger, fileLogger, close: closeLog } = createLogger({ file: home.gatewayLog, level: config.logLevel, mode: 'headless', sink: logRing.stream });
+    const store = openStore(home.stateDb);
+    close = () => {
+      store.close();
+      closeLog();
+    };
+    try {
+      host = await startGatewayHost({ home, config, store, logger, logRing, mode: 'headless', version });
+    } catch (error) {
+      fileLogger.error({ err: error }, 'Gateway failed to start');
+      throw error;
+    }
   } catch (error) {
-    fileLogger.error({ err: error }, 'Gateway failed to start');
-    store.close();
-    closeLog();
+    close();
     return reportError(error);
   }
 
@@ -36,9 +47,8 @@ export async function runHeadlessGateway(home: HomeLayout, homeFlag: string | un
   };
   process.once('SIGINT', force);
   process.once('SIGTERM', force);
-  await gateway.stop(`${signal} received`);
-  logger.info('Gateway stopped');
-  store.close();
-  closeLog();
+  await host.stop(`${signal} received`);
+  host.gateway.events.removeAllListeners();
+  close();
   return 0;
 }

@@ -1,8 +1,8 @@
-import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { resolveHome, type HomeLayout } from '../config/home.js';
 import { resolveConfig } from '../config/load.js';
 import { runningGateway } from '../gateway/lock.js';
+import { runningGatewayOn } from '../operations/connect.js';
 import { approvalsCommand } from './approvals-command.js';
 import { configCommand } from './config-command.js';
 import { cronCommand } from './cron-command.js';
@@ -15,14 +15,15 @@ import { print, reportError, say } from './output.js';
 import { runCommand } from './run-command.js';
 import { skillsCommand } from './skills-command.js';
 import { webhookCommand } from './webhook-command.js';
+import { version } from './version.js';
 
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 function buildProgram(): Command {
   const program = new Command('switchboard')
     .description('Agent service: MCP servers, scheduled jobs and webhooks turned into agent runs, with a live operator console.')
     .version(version, '-v, --version')
     .option('--home <dir>', 'state and config folder (default: $SWITCHBOARD_HOME or ~/.switchboard)')
+    .option('--connect <url>', 'reach a gateway over TCP (tcp://host:port; token from $SWITCHBOARD_CONTROL_TOKEN) instead of this home\'s socket')
     .showSuggestionAfterError(true)
     .exitOverride();
 
@@ -42,14 +43,24 @@ function buildProgram(): Command {
 
   program
     .command('status')
-    .description('Say whether a gateway is running on this home')
+    .description('Say whether a gateway is running on this home, and how to reach it')
     .option('--json', 'machine-readable output')
-    .action((options: { json?: boolean }, command: Command) => {
+    .action(async (options: { json?: boolean }, command: Command) => {
       const home = homeOf(command);
-      const gateway = runningGateway(home.lockFile);
-      if (options.json) print(JSON.stringify({ home: home.root, running: Boolean(gateway), ...gateway }));
-      else if (gateway) print(`Gateway running: pid ${gateway.pid}, since ${gateway.startedAt}${gateway.webhookUrl ? `, webhooks on ${gateway.webhookUrl}` : ''} (home ${home.root})`);
-      else print(`No gateway is running on ${home.root}`);
+      const hello = await runningGatewayOn(home);
+      const locked = hello ? undefined : runningGateway(home.lockFile);
+      if (options.json) {
+        print(JSON.stringify({ home: home.root, running: Boolean(hello ?? locked), ...(hello ?? locked ?? {}), ...(locked ? { control: 'not answering' } : {}) }));
+      } else if (hello) {
+        print(`Gateway running: pid ${hello.pid} (${hello.mode}), version ${hello.version}${hello.startedAtMs ? `, since ${new Date(hello.startedAtMs).toISOString()}` : ''}`);
+        if (hello.webhookUrl) print(`  webhooks  ${hello.webhookUrl}`);
+        print(`  control   ${hello.socketPath}${hello.tcpUrl ? ` and ${hello.tcpUrl}` : ''}`);
+        print(`  attach    switchboard --attach${home.root === resolveHome(undefined).root ? '' : ` --home ${home.root}`}`);
+      } else if (locked) {
+        print(`Gateway running: pid ${locked.pid}, since ${locked.startedAt}, but its control socket ${home.controlSocket} does not answer (home ${home.root})`);
+      } else {
+        print(`No gateway is running on ${home.root}`);
+      }
     });
 
   program.addCommand(webhookCommand());
@@ -110,5 +121,5 @@ function isInfoFlag(arg: string): boolean {
 /** True when `arg` is the value that follows `--home`. */
 function isHomeValue(argv: string[], arg: string): boolean {
   const index = argv.indexOf(arg);
-  return index > 0 && argv[index - 1] === '--home';
+  return index > 0 && (argv[index - 1] === '--home' || argv[index - 1] === '--connect');
 }

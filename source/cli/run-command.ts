@@ -30,7 +30,7 @@ export function runCommand(): Command {
         try {
           if (session.where === 'gateway') say(`Running on the gateway (pid ${session.hello.pid})...`);
           const result = await session.operations.runs.run({ prompt, skills: options.skill, origin: 'cli', runId });
-          if (options.json) print(JSON.stringify(result, undefined, 2));
+          if (options.json) print(JSON.stringify(await session.operations.runs.get({ runId: result.runId }), undefined, 2));
           else if (result.output) print(result.output);
           if (result.status !== 'ok') say(`Run ${result.status}: ${result.error ?? ''} (run ${result.runId})`);
           process.exitCode = result.status === 'ok' ? 0 : 1;
@@ -44,28 +44,40 @@ export function runCommand(): Command {
 
 /** Prints this run's tool calls and approval requests as they happen; returns the function that stops following. */
 async function followRun(session: OperatorSession, runId: string, interactive: boolean): Promise<() => Promise<void>> {
+  const decided = new Set<string>();
   const onEvent = (event: GatewayEvent) => {
     if (event.type === 'run.progressed' && event.data.runId === runId) showProgress(event.data.event);
-    if (event.type === 'approval.requested') void approvalAsked(session, event.data, interactive);
+    if (event.type === 'approval.resolved') approvalDecided(event.data, decided);
+    // A request the policy denies at once is resolved in the same turn: say only the outcome.
+    if (event.type === 'approval.requested') setImmediate(() => { if (!decided.has(event.data.id)) void approvalAsked(session, event.data, interactive); });
   };
   if (session.where === 'gateway') {
     const subscription = await session.client.subscribe<unknown, unknown>({ onSnapshot: () => {}, onEvent: (event) => onEvent({ type: event.type, data: event.data } as GatewayEvent) });
     return () => subscription.unsubscribe();
   }
   const events = session.local.gateway().events;
-  const progressed = (data: { runId: string; event: RunEvent }) => onEvent({ type: 'run.progressed', data } as GatewayEvent);
+  const progressed = (data: { runId: string; origin: string; event: RunEvent }) => onEvent({ type: 'run.progressed', data });
   const requested = (record: ApprovalRecord) => onEvent({ type: 'approval.requested', data: record });
+  const resolved = (record: ApprovalRecord) => onEvent({ type: 'approval.resolved', data: record });
   events.on('run.progressed', progressed);
   events.on('approval.requested', requested);
+  events.on('approval.resolved', resolved);
   return async () => {
     events.off('run.progressed', progressed);
     events.off('approval.requested', requested);
+    events.off('approval.resolved', resolved);
   };
+}
+
+function approvalDecided(record: ApprovalRecord, decided: Set<string>): void {
+  decided.add(record.id);
+  if (record.decidedBy !== 'policy') return;
+  const why = record.reason ? ` (${record.reason})` : '';
+  say(`  ! ${record.tool} needs approval${why}; denied: approvals.headless is "deny" (set it to "wait" to decide from another terminal or a console)`);
 }
 
 /** Where the request can be decided: here at the terminal (a local run), or by any console or `switchboard approvals`. */
 async function approvalAsked(session: OperatorSession, request: ApprovalRecord, interactive: boolean): Promise<void> {
-  if (request.status !== 'pending') return;
   const why = request.reason ? ` (${request.reason})` : '';
   if (session.where === 'gateway' || !interactive) {
     say(`  ? ${request.tool} needs approval${why}: decide in a console or with switchboard approvals approve|deny ${request.id.slice(0, 8)}`);

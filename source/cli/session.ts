@@ -40,6 +40,6 @@ export async function withOperations<T>(command: Command, work: (session: Operat
 
 /** One line on stderr saying where a change took effect. */
 export function sayWhere(session: OperatorSession, local: string): void {
-  if (session.where === 'gateway') say(`Done on the running gateway (pid ${session.hello.pid}).`);
+  if (session.where === 'gateway') say(`Applied by the running gateway (pid ${session.hello.pid}).`);
   else say(local);
 }

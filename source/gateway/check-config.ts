@@ -2,9 +2,10 @@ import { resolveAgent } from '../agent/model-config.js';
 import { ConfigError } from '../config/errors.js';
 import type { HomeLayout } from '../config/home.js';
 import { formatKeyPath } from '../config/key-path.js';
-import { resolveConfig, type ResolvedConfig } from '../config/load.js';
+import { invalidConfigError, loadOrCreateConfig, resolveConfig, type ResolvedConfig } from '../config/load.js';
 import type { ConfigFile } from '../config/types.js';
 import { validateConfig, type ConfigIssue } from '../config/validate.js';
+import { resolveControl } from '../control/config.js';
 import { routeTargetIssues } from '../delivery/check-config.js';
 import { resolveWebhooks } from '../webhooks/config.js';
 
@@ -34,6 +35,7 @@ export function checkConfig(file: unknown, home: HomeLayout, env: NodeJS.Process
     }
   };
   attempt('model', () => resolveAgent(resolved));
+  attempt('control', () => resolveControl(resolved.values, env));
   if (resolved.webhook.enabled) attempt('platforms.webhook.extra.routes', () => resolveWebhooks(resolved));
   return issues.length > 0 ? { ok: false, issues } : { ok: true, resolved };
 }
@@ -52,4 +54,15 @@ function promptIssues(values: ConfigFile): ConfigIssue[] {
 function issueOf(error: unknown, path: string): ConfigIssue {
   if (!(error instanceof ConfigError)) throw error;
   return { path, reason: [error.message, error.hint].filter(Boolean).join('. ') };
+}
+
+/**
+ * config.json for a gateway about to be built: created on first run, then checkConfig: every
+ * problem at once, in the same words `config validate` uses.
+ */
+export function loadCheckedConfig(home: HomeLayout, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  const { file } = loadOrCreateConfig(home);
+  const checked = checkConfig(file, home, env);
+  if (!checked.ok) throw invalidConfigError(checked.issues, home.configFile);
+  return checked.resolved;
 }

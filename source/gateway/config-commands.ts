@@ -114,9 +114,8 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
     return applied;
   };
 
-  const refused = (issues: ConfigIssue[], what: string): ConfigChangeResult => ({
-    ok: false, issues, reason: `${what}: ${issues.map((issue) => `${issue.path}: ${issue.reason}`).join('; ')}`,
-  });
+  /** `reason` says what was refused; `issues` lists every problem (the console shows them, the CLI prints them). */
+  const refused = (issues: ConfigIssue[], what: string): ConfigChangeResult => ({ ok: false, issues, reason: what });
 
   return {
     read() {

@@ -16,6 +16,7 @@ import { createPreRunWorkers } from '../scheduler/pre-run-workers.js';
 import { resolveCron } from '../scheduler/resolve-cron.js';
 import { createJobsCore, createScheduler, type JobsCore, type SchedulerSnapshot } from '../scheduler/scheduler.js';
 import { createAuditLog } from '../store/audit.js';
+import { createRunStore, type RunRow } from '../store/runs.js';
 import { startCheckpointer, type Checkpointer } from '../store/checkpointer.js';
 import type { Store } from '../store/database.js';
 import { resolveWebhooks } from '../webhooks/config.js';
@@ -92,6 +93,8 @@ export interface Gateway {
    * the MCP servers, connected before the first run, closed afterwards.
    */
   runtime: { start(): Promise<void>; stop(): Promise<void> };
+  /** The stored record of an agent run (prompt, model, tool calls, result). */
+  runs: { get(runId: string): RunRow | undefined };
   /** Scheduled jobs: create, list, pause, resume, remove, runNow (the console's /cron). */
   jobs: JobsCore;
 }
@@ -119,6 +122,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const { config, logger } = deps;
   const events = createGatewayEvents();
   const audit = createAuditLog(deps.store, now);
+  const runRecords = createRunStore(deps.store);
   // Throws ConfigError for a model without its key or URL: refuse to start rather than fail every run.
   const agentStack = createAgentStack({
     config, store: deps.store, logger, events, now,
@@ -250,6 +254,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       },
     },
     config: configCommands,
+    runs: { get: (runId) => runRecords.get(runId) },
     runtime: {
       start: async () => {
         if (status !== 'idle') throw new Error('the gateway runs: runs go through it');

@@ -32,7 +32,7 @@ export interface ConfigOperations {
 
 /** A refused change: every problem listed, nothing written. */
 export function refusedChange(result: Extract<ConfigChangeResult, { ok: false }>): OperatorError {
-  return new OperatorError('invalid', result.reason.split(': ')[0] ?? result.reason, 'Fix the keys listed (the schema is config.schema.json), then try again.',
+  return new OperatorError('invalid', result.reason, 'Fix the keys listed (the schema is config.schema.json), then try again.',
     result.issues.map((issue) => `${issue.path}: ${issue.reason}`));
 }
 

@@ -84,7 +84,6 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     await gateway.stop('the control channel could not start');
     throw error;
   }
-  logger.info(`Control channel on ${home.controlSocket}${server.address().tcpUrl ? ` and ${server.address().tcpUrl}` : ''}`);
   return {
     gateway, operations, journal, hello, state,
     async stop(reason) {

@@ -1,8 +1,8 @@
 import type { ApprovalPolicy } from '../agent/approval-queue.js';
 import type { HomeLayout } from '../config/home.js';
-import { loadOrCreateConfig, resolveConfig } from '../config/load.js';
+import { loadOrCreateConfig } from '../config/load.js';
 import { createConfigCommands, type ConfigCommands } from '../gateway/config-commands.js';
-import { checkConfig } from '../gateway/check-config.js';
+import { checkConfig, loadCheckedConfig } from '../gateway/check-config.js';
 import { createGateway, type Gateway } from '../gateway/gateway.js';
 import { createAuditLog } from '../store/audit.js';
 import { createLogger, type Logger } from '../infra/logger.js';
@@ -43,7 +43,7 @@ export function createLocalOperations(home: HomeLayout, options: { version: stri
   };
   const gatewayOnce = (): Gateway => {
     if (gateway) return gateway;
-    const resolved = resolveConfig(loadOrCreateConfig(home).file, home);
+    const resolved = loadCheckedConfig(home);
     gateway = createGateway({ config: resolved, store: openStoreOnce(), logger: logger(), mode: 'headless', ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}) });
     return gateway;
   };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RunResult } from '../agent/types.js';
+import type { RunRow } from '../store/runs.js';
 import type { OperationsCore } from './core.js';
 import { OperatorError } from './errors.js';
 import { optionalText, optionalTextList, text, type Implementation, type Params } from './params.js';
@@ -10,6 +11,8 @@ export interface RunOperations {
    * follow the run's `run.progressed` events (tool calls) before the answer arrives.
    */
   run(params: { prompt: string; skills?: string[]; origin?: string; runId?: string }): Promise<RunResult>;
+  /** The stored record of a run: prompt, model, tool calls, result. */
+  get(params: { runId: string }): Promise<RunRow>;
   /** Cancels a run in flight that an operation started (its tool calls and approvals end as cancelled). */
   cancel(params: { runId: string }): Promise<{ runId: string; cancelled: boolean }>;
 }
@@ -31,6 +34,12 @@ export function createRunOperations(core: OperationsCore): RunOperations {
       } finally {
         inFlight.delete(runId);
       }
+    },
+    async get(params: Params) {
+      const runId = text(params, 'runId', 'runs.get');
+      const record = core.gateway().runs.get(runId);
+      if (!record) throw new OperatorError('not_found', `No run ${runId} is recorded`);
+      return record;
     },
     async cancel(params: Params) {
       const runId = text(params, 'runId', 'runs.cancel');

@@ -81,9 +81,10 @@ export function createWebhookOperations(core: OperationsCore): WebhookOperations
       if (payload !== undefined && (payload === null || typeof payload !== 'object' || Array.isArray(payload))) {
         throw new OperatorError('invalid', 'webhooks.test: "payload" must be a JSON object', 'Webhook bodies are JSON objects, e.g. {"action":"opened"}.');
       }
+      const platform = webhooks();
       running(`a test request to route "${route}"`);
       const event = optionalText(params, 'event', 'webhooks.test');
-      return checked(await webhooks().test(route, { event, payload: payload as Record<string, unknown> | undefined }), 'Test not sent', 'not_found', 'See the routes: switchboard webhook list');
+      return checked(await platform.test(route, { event, payload: payload as Record<string, unknown> | undefined }), 'Test not sent', 'not_found', 'See the routes: switchboard webhook list');
     },
     async replay(params: Params) {
       const deliveryId = text(params, 'deliveryId', 'webhooks.replay');

@@ -101,14 +101,25 @@ describe('switchboard CLI', () => {
     expect(missing.stderr).toContain('timezone is not set');
   });
 
-  it('tells whether a running gateway applies a change by itself or needs a restart', async () => {
+  it('changes config through the running gateway: applied at once, or it says which keys need a restart', async () => {
     const home = await preparedHome();
-    // This test process stands in for the running gateway: the lock names a live pid.
-    fs.writeFileSync(home.lockFile, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
-    const route = await runCli(['config', 'set', 'platforms.webhook.extra.routes.demo.description', 'edited', '--home', home.root]);
-    expect(route.stdout + route.stderr).toContain(`The running gateway (pid ${process.pid}) applies this within a few seconds.`);
-    const zone = await runCli(['config', 'set', 'timezone', 'Europe/Paris', '--home', home.root]);
-    expect(zone.stdout + zone.stderr).toContain(`A gateway is running (pid ${process.pid}); restart it to apply timezone.`);
+    const gateway = startCli(['gateway', '--home', home.root]);
+    try {
+      await gateway.waitFor('Control channel listening');
+      const route = await runCli(['config', 'set', 'platforms.webhook.extra.routes.demo.description', 'edited', '--home', home.root]);
+      expect(route.code).toBe(0);
+      expect(route.stderr).toMatch(/The running gateway \(pid \d+\) applied it\./);
+      const zone = await runCli(['config', 'set', 'timezone', 'Europe/Paris', '--home', home.root]);
+      expect(zone.stderr).toMatch(/The running gateway \(pid \d+\) needs a restart to apply timezone\./);
+      // The same check as at start: a change the next start would refuse is never written.
+      const refused = await runCli(['config', 'set', 'platforms.webhook.extra.routes.demo.deliver', 'slack', '--home', home.root]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('- platforms.webhook.extra.routes.demo.deliver: platforms.slack is not enabled');
+      expect(JSON.parse(fs.readFileSync(home.configFile, 'utf8')).platforms.webhook.extra.routes.demo.deliver).toBe('log');
+    } finally {
+      gateway.child.kill('SIGTERM');
+      await gateway.exited;
+    }
   });
 
   it('lists every validation problem of a hand-edited file and exits non-zero', async () => {
@@ -198,7 +209,9 @@ describe('switchboard CLI', () => {
 describe('delivery targets at startup', () => {
   it('refuses to start a gateway whose route targets a disabled platform, naming the route key', async () => {
     const home = await preparedHome();
-    await runCli(['config', 'set', 'platforms.webhook.extra.routes.demo.deliver', 'slack', '--home', home.root]);
+    const config = JSON.parse(fs.readFileSync(home.configFile, 'utf8'));
+    config.platforms.webhook.extra.routes.demo.deliver = 'slack'; // written by hand: config set refuses it
+    fs.writeFileSync(home.configFile, JSON.stringify(config));
     for (const args of [['gateway'], ['config', 'validate']]) {
       const result = await runCli([...args, '--home', home.root]);
       expect(result.code).toBe(1);

@@ -117,12 +117,12 @@ describe('switchboard cron', () => {
 
     const created = await cli(home, 'cron', 'create', 'every 1m', 'Say hello from the schedule', '--name', 'live', '--json');
     expect(created.code).toBe(0);
-    expect(created.stderr).toMatch(/The running gateway \(pid \d+\) picks this up within a second/);
+    expect(created.stderr).toMatch(/Applied by the running gateway \(pid \d+\)\./);
     const job = JSON.parse(created.stdout);
 
     const manual = await cli(home, 'cron', 'run', 'live');
     expect(manual.code).toBe(0);
-    expect(manual.stderr).toMatch(/Queued run [0-9a-f-]{36} of live \([0-9a-f]{8}\) on the running gateway/);
+    expect(manual.stderr).toMatch(/Running live on the gateway \(pid \d+\)/);
     expect(manual.stderr).toMatch(/: ok in \d+ ms; delivery to local: ok/);
     expect(gateway.output()).toContain(`Job live (${job.id}) started (manual)`);
 

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
 import { runCli } from '../helpers/cli.js';
@@ -42,11 +43,15 @@ describe('switchboard run', () => {
 
   it('refuses to start with a provider that needs a key it does not have, naming the key', async () => {
     const home = tempHome();
-    await runCli(['config', 'set', 'model', '{"provider":"openai","name":"gpt-4.1-mini"}', '--home', home.root]);
+    const refused = await runCli(['config', 'set', 'model', '{"provider":"openai","name":"gpt-4.1-mini"}', '--home', home.root]);
+    expect(refused.code).toBe(1); // the same check as at start
+    expect(refused.stderr).toContain('model.api_key is required for provider "openai"');
+    const config = JSON.parse(fs.readFileSync(home.configFile, 'utf8'));
+    fs.writeFileSync(home.configFile, JSON.stringify({ ...config, model: { provider: 'openai', name: 'gpt-4.1-mini' } }));
     for (const args of [['run', 'x'], ['gateway']]) {
       const result = await runCli([...args, '--home', home.root]);
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain('error: model.api_key is required for provider "openai"');
+      expect(result.stderr).toContain('- model: model.api_key is required for provider "openai"');
       expect(result.stderr).toContain('switchboard config set model.api_key');
     }
   });

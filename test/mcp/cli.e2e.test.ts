@@ -11,8 +11,8 @@ describe('switchboard mcp', () => {
     const sb = (...args: string[]) => runCli(['--home', home.root, ...args]);
     expect((await sb('mcp', 'add', 'fx', '--command', NODE, '--arg', FIXTURE_SERVER, '--arg', 'stdio', '--env', 'TOKEN=${FX_TOKEN}', '--trust', 'untrusted')).code).toBe(0);
     const again = await sb('mcp', 'add', 'fx', '--url', 'http://127.0.0.1:1/mcp');
-    expect(again.code).toBe(2);
-    expect(again.stderr).toContain('error: server "fx" already exists');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('error: MCP server "fx" already exists');
     expect((await sb('mcp', 'add', 'both', '--url', 'http://x', '--command', 'y')).stderr).toContain('give exactly one of --command (stdio) or --url (HTTP)');
     expect((await sb('mcp', 'add', 'down', '--url', closed, '--header', 'Authorization=Bearer s3cret-value')).code).toBe(0);
     const written = JSON.parse(fs.readFileSync(home.configFile, 'utf8'));
@@ -41,6 +41,7 @@ describe('switchboard mcp', () => {
 
     expect((await sb('mcp', 'remove', 'down')).code).toBe(0);
     expect(Object.keys(JSON.parse(fs.readFileSync(home.configFile, 'utf8')).mcp_servers)).toEqual(['fx']);
-    expect((await sb('mcp', 'remove', 'down')).code).toBe(2);
+    const missing = await sb('mcp', 'remove', 'down');
+    expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('No server "down" in mcp_servers')]);
   }, 60_000);
 });
