@@ -89,9 +89,14 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
   const check = (file: ConfigFile): { ok: true; resolved: ResolvedConfig; routes: Map<string, ResolvedRoute> | null } | { ok: false; issues: ConfigIssue[] } => {
     const checked = checkConfig(file, home, deps.env);
     if (!checked.ok) return checked;
-    // The routes as the running listener would serve them (its host was fixed at start).
-    const routes = deps.webhooks && deps.live() ? resolveWebhooks(checked.resolved, deps.initial?.webhook.host).routes : null;
-    return { ok: true, resolved: checked.resolved, routes };
+    if (!deps.webhooks || !deps.live()) return { ok: true, resolved: checked.resolved, routes: null };
+    // The routes as the running listener would serve them: its host was fixed at start, whatever the file says now.
+    try {
+      return { ok: true, resolved: checked.resolved, routes: resolveWebhooks(checked.resolved, deps.initial?.webhook.host).routes };
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      return { ok: false, issues: [{ path: 'platforms.webhook.extra.routes', reason: [error.message, error.hint].filter(Boolean).join('. ') }] };
+    }
   };
 
   const apply = async (resolved: ResolvedConfig, routes: Map<string, ResolvedRoute> | null, by: string): Promise<ConfigApplied> => {

@@ -27,7 +27,7 @@ export function createConfigWatch(deps: {
     seenMtimeMs = mtimeMs;
     if (deps.paused()) return;
     checking = deps.reload().then((result) => {
-      if (!result.ok) deps.logger.warn(`config.json changed on disk but was not applied: ${result.reason}`);
+      if (!result.ok) deps.logger.warn(`config.json changed on disk but was not applied: ${result.reason}: ${result.issues.map((issue) => `${issue.path}: ${issue.reason}`).join('; ')}`);
     }, (error: unknown) => {
       deps.logger.warn(`config.json changed on disk but could not be applied: ${(error as Error).message}`);
     }).finally(() => { checking = undefined; });

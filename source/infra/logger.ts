@@ -23,7 +23,7 @@ export interface ManagedLogger {
   /** Writes to gateway.log only: for what the CLI already reported on stderr itself. */
   fileLogger: Logger;
   /** Flushes the file; call on shutdown. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** pino to logs/gateway.log as JSON lines, with every secret-named field masked before it is written. */
@@ -50,12 +50,19 @@ export function createLogger(options: LoggerOptions): ManagedLogger {
   return {
     logger,
     fileLogger: pino(settings, file),
-    close: () => {
-      try {
-        file.flushSync();
-      } catch {
-        // nothing buffered, or already closed
-      }
-    },
+    // The file opens asynchronously: wait for it (a home removed right after a short command would
+    // otherwise fail the late open), then write out what is buffered.
+    close: () => new Promise<void>((resolve) => {
+      const flush = () => {
+        try {
+          file.flushSync();
+        } catch {
+          // nothing buffered, or already closed
+        }
+        resolve();
+      };
+      if ((file as unknown as { fd: number }).fd < 0) file.once('ready', flush);
+      else flush();
+    }),
   };
 }

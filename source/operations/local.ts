@@ -24,7 +24,7 @@ export interface LocalOperations {
  */
 export function createLocalOperations(home: HomeLayout, options: { version: string; approvalPolicy?: ApprovalPolicy }): LocalOperations {
   let store: Store | undefined;
-  let closeLog: (() => void) | undefined;
+  let closeLog: (() => Promise<void>) | undefined;
   let gateway: Gateway | undefined;
   let config: ConfigCommands | undefined;
 
@@ -77,7 +77,7 @@ export function createLocalOperations(home: HomeLayout, options: { version: stri
     gateway: gatewayOnce,
     async close() {
       store?.close();
-      closeLog?.();
+      await closeLog?.();
     },
   };
 }

@@ -150,7 +150,7 @@ describe('gateway core', () => {
     write();
     const result = await gateway.config.reload();
     expect(result.ok).toBe(false);
-    expect(!result.ok && result.reason).toContain('uses INSECURE_NO_AUTH but the listener binds 0.0.0.0');
+    expect(!result.ok && result.issues.map((issue) => issue.reason).join('\n')).toContain('uses INSECURE_NO_AUTH but the listener binds 0.0.0.0');
     const url = gateway.snapshot().webhook.url!.replace('0.0.0.0', '127.0.0.1');
     const unsigned = await fetch(`${url}/webhooks/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(unsigned.status).toBe(401);
