@@ -57,16 +57,15 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   const operations = createOperations({
     home, where: 'gateway', version: options.version, gateway: () => gateway, config: () => gateway.config,
   }, state);
-  let server: ControlServer | undefined;
   const hello = (): GatewayHello => {
     const snapshot = gateway.snapshot();
-    const address = server?.address();
+    const address = server.address(); // called once the server exists
     return {
       pid: snapshot.pid, home: home.root, version: options.version, mode: options.mode, startedAtMs: snapshot.startedAtMs,
       webhookUrl: snapshot.webhook.url, socketPath: home.controlSocket, tcpUrl: address?.tcpUrl ?? null,
     };
   };
-  server = createControlServer({
+  const server: ControlServer = createControlServer({
     socketPath: home.controlSocket,
     ...(control.tcp ? { tcp: control.tcp } : {}),
     dispatch: (method, params) => dispatchOperation(operations, method, params),
@@ -88,7 +87,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     gateway, operations, journal, hello, state,
     async stop(reason) {
       await gateway.stop(reason);
-      await server?.stop();
+      await server.stop();
     },
   };
 }

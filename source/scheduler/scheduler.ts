@@ -42,9 +42,14 @@ export interface SchedulerSnapshot {
  * in this process. One timer sleeps until the earliest next run, at most `pollMs`, so changes from
  * the CLI (another process) take effect within a poll.
  */
+/** How often the scheduler looks for changes written by another process (it hears its own at once). */
+export const RECOVERY_SWEEP_MS = 5_000;
+
 export function createScheduler(deps: SchedulerDeps) {
   const now = deps.now ?? Date.now;
-  const pollMs = deps.pollMs ?? 500;
+  // A recovery sweep only: changes made through operations re-arm the timer at once (rearm below);
+  // the sweep finds what another process wrote while it believed no gateway ran.
+  const pollMs = deps.pollMs ?? RECOVERY_SWEEP_MS;
   const jobs = createJobStore(deps.store);
   const log = deps.logger.child({ component: 'scheduler' });
   const running = new Map<string, { controller: AbortController; done: Promise<JobRunRow> }>();
@@ -58,6 +63,7 @@ export function createScheduler(deps: SchedulerDeps) {
     if (job) versions.set(jobId, job.updatedAtMs);
     else versions.delete(jobId);
     deps.events?.emit('job.changed', { jobId, change, job });
+    rearm();
   };
   const commands = createJobCommands({ jobs, timezone: deps.timezone, now, onChange: emitChanged, checkDeliver: deps.checkDeliver });
 
@@ -146,6 +152,13 @@ export function createScheduler(deps: SchedulerDeps) {
     } finally {
       ticking = false;
     }
+  };
+
+  /** A job created, resumed or rescheduled here may be due before the timer: look again now. */
+  const rearm = () => {
+    if (!started || deps.timers === false || ticking) return;
+    clearTimeout(timer);
+    arm();
   };
 
   const arm = () => {

@@ -144,7 +144,7 @@ export function createRunQueue(deps: RunQueueDeps) {
           .finally(() => active.delete(row.seq));
         active.set(row.seq, { controller: new AbortController(), done });
       }
-      timer = setInterval(pump, deps.pollMs ?? 1000);
+      timer = setInterval(pump, deps.pollMs ?? 5_000); // a recovery sweep: accepts and replays notify the queue at once
       timer.unref();
       pump();
     },

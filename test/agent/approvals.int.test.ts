@@ -89,7 +89,7 @@ describe('approval queue', () => {
     expect(await approved).toEqual({ status: 'approved' });
     const again = await runCli(['approvals', 'deny', pending.id, '--home', home.root]);
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain(`Approval ${pending.id} is already approved (by cli)`);
+    expect(again.stderr).toContain(`Approval ${pending.id} (terminal for job:nightly) is already approved (by cli)`);
 
     const denied = approvals.request(input);
     const next = await firstPending(store);

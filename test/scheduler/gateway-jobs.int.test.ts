@@ -56,10 +56,12 @@ describe('scheduler in the gateway', () => {
     expect(gateway.jobs.runs(created.value.id)).toHaveLength(1);
 
     expect(events.map(([name, payload]) => `${name}${(payload as { change?: string }).change ? `:${(payload as { change: string }).change}` : ''}`)).toEqual([
-      'job.changed:created', 'job.started', 'job.finished', 'job.changed:updated', 'job.changed:updated', 'job.changed:updated', 'job.changed:removed',
+      // After the run: the job's last status and failure count (job.changed), then the edits.
+      'job.changed:created', 'job.started', 'job.changed:updated', 'job.finished', 'job.changed:updated', 'job.changed:updated', 'job.changed:updated', 'job.changed:removed',
     ]);
-    expect(events[2]![1]).toMatchObject({ status: 'ok', trigger: 'manual', delivery: { target: 'local', ok: true } });
-    expect((events[2]![1] as { output: string }).output).toContain('Morning summary');
+    expect(events[2]![1]).toMatchObject({ job: { lastStatus: 'ok', consecutiveFailures: 0 } });
+    expect(events[3]![1]).toMatchObject({ status: 'ok', trigger: 'manual', delivery: { target: 'local', ok: true } });
+    expect((events[3]![1] as { output: string }).output).toContain('Morning summary');
   });
 
   it('a console-created job delivers to its origin: the Output pane in the console, a kept file headless', async () => {

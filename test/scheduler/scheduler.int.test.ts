@@ -55,8 +55,8 @@ describe('job runs (real Bree workers from dist, real dry-run agent, real local 
     expect(run.deliveryDetail).toBe(file);
     expect(fs.readFileSync(file!, 'utf8')).toContain('disk at 91%');
     expect(h.jobs.get(job.id)).toMatchObject({ lastStatus: 'ok', consecutiveFailures: 0 });
-    expect(h.seen.map((event) => event.name)).toEqual(['job.changed', 'job.started', 'job.finished']);
-    expect(h.seen[2]!.payload).toMatchObject({ status: 'ok', runId: run.id, delivery: { target: 'local', ok: true } });
+    expect(h.seen.map((event) => event.name)).toEqual(['job.changed', 'job.started', 'job.changed', 'job.finished']);
+    expect(h.seen[3]!.payload).toMatchObject({ status: 'ok', runId: run.id, delivery: { target: 'local', ok: true } });
   });
 
   it('adds a Script error block for a failing script, still runs the agent, and delivers the failure', async () => {
@@ -238,10 +238,10 @@ describe('scheduling with a fake clock', () => {
     expect(h.seen.find((event) => event.name === 'job.changed')?.payload).toMatchObject({ jobId: created.value.id, change: 'created' });
     const edited = createJobCommands({ jobs: otherJobs, timezone: 'UTC', now: Date.now }).edit(created.value.id, { schedule: '0 3 * * *', prompt: 'edited' }, { origin: 'cli', defaultDeliver: 'local', baseDir: h.home.root });
     expect(edited.ok && edited.value).toMatchObject({ schedule: '0 3 * * *', prompt: 'edited', origin: 'cli' });
-    const updated = await waitFor(() => h.seen.find((event) => event.name === 'job.changed' && (event.payload as { change: string }).change === 'updated'), 5_000, 'job.changed updated');
+    const updated = await waitFor(() => h.seen.find((event) => event.name === 'job.changed' && (event.payload as { job: { schedule?: string } | null }).job?.schedule === '0 3 * * *'), 10_000, 'job.changed updated');
     expect(updated.payload).toMatchObject({ job: { schedule: '0 3 * * *', nextRunAtMs: edited.ok ? edited.value.nextRunAtMs : -1 } });
     expect(new Date(h.scheduler.snapshot().nextRunAtMs!).getUTCHours()).toBe(3);
     createJobCommands({ jobs: otherJobs, timezone: 'UTC', now: Date.now }).remove(created.value.id);
-    await waitFor(() => h.seen.some((event) => event.name === 'job.changed' && (event.payload as { change: string }).change === 'removed'), 5_000, 'job.changed removed');
+    await waitFor(() => h.seen.some((event) => event.name === 'job.changed' && (event.payload as { change: string }).change === 'removed'), 10_000, 'job.changed removed');
   });
 });
