@@ -224,6 +224,34 @@ describe('control server: calls', () => {
     await expect(connectControl({ socketPath })).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining('no socket file') });
   });
 
+  it('stops reading from a client with 64 requests in flight until one finishes', async () => {
+    const gate = deferred<string>();
+    let dispatched = 0;
+    const { socketPath } = await startControlServer({
+      dispatch: async () => {
+        dispatched += 1;
+        return gate.promise;
+      },
+    });
+    const raw = await rawClient(socketPath);
+    let answers = 0;
+    raw.socket.on('data', (chunk: Buffer) => void (answers += chunk.toString().split('\n').length - 1));
+    for (let id = 1; id <= 64; id += 1) raw.send({ jsonrpc: '2.0', id, method: 'runs.start' });
+    await vi.waitFor(() => expect(dispatched).toBe(64));
+    // Built-in methods answer at once, so any answer here would mean the server kept reading.
+    const hello = { jsonrpc: '2.0', id: 'hello', method: 'control.hello', params: { padding: 'p'.repeat(4096) } };
+    for (let i = 0; i < 10_000 && raw.socket.writableLength === 0; i += 1) {
+      raw.send(hello);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(raw.socket.writableLength).toBeGreaterThan(0);
+    expect(answers).toBe(0);
+    gate.resolve('done');
+    await vi.waitFor(() => expect(raw.socket.writableLength).toBe(0));
+    await vi.waitFor(() => expect(answers).toBeGreaterThan(64));
+    expect(dispatched).toBe(64);
+  });
+
   it('serves many clients at once', async () => {
     const { socketPath, server } = await startControlServer({ dispatch: async (_method, params) => (params as { n: number }).n * 2 });
     const clients = await Promise.all(Array.from({ length: 40 }, () => connectControl({ socketPath })));

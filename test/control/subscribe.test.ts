@@ -101,6 +101,28 @@ describe('connectControl subscriptions', () => {
     };
   }
 
+  it('applies the subscribe result before the events that follow it in the same chunk', async () => {
+    const journal = createEventJournal({ capacity: 10_000 });
+    const { socketPath } = await startControlServer({ journal });
+    let pumping = true;
+    const pump = (async () => {
+      while (pumping) {
+        for (let i = 0; i < 5; i += 1) journal.append('x.happened', {});
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const client = await connectControl({ socketPath });
+    const seqs: number[] = [];
+    let base = -1;
+    await client.subscribe({ onSnapshot: (_snapshot, cursor) => void (base = cursor.seq), onEvent: (event) => void seqs.push(event.seq) });
+    await vi.waitFor(() => expect(seqs.length).toBeGreaterThan(20));
+    pumping = false;
+    await pump;
+    await vi.waitFor(() => expect(seqs.at(-1)).toBe(journal.seq));
+    expect(seqs).toEqual(Array.from({ length: journal.seq - base }, (_, i) => base + 1 + i));
+    await client.close();
+  });
+
   it('replays what it missed after the server restarts with the same journal', async () => {
     const journal = createEventJournal({ capacity: 100, epoch: 'epoch-a' });
     const { socketPath, server } = await startControlServer({ journal, snapshot: () => `at ${journal.seq}` });
