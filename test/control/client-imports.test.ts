@@ -26,6 +26,7 @@ describe('the control client', () => {
       'node:net',
       'source/control/framing.ts',
       'source/control/protocol.ts',
+      'source/control/rpc-session.ts',
       'source/operations/errors.ts',
     ]);
   });
