@@ -64,11 +64,20 @@ export function handleConnection(socket: net.Socket, ctx: ConnectionContext): Co
     hello: ctx.hello,
     snapshot: ctx.snapshot,
     journal: ctx.journal,
-    setSubscribed: (subscribed: boolean) => ctx.setSubscribed(connection, subscribed),
+    setSubscribed: (subscribed: boolean) => {
+      streaming = subscribed;
+      ctx.setSubscribed(connection, subscribed);
+    },
     onSnapshotError: (error: unknown) => logger.error({ client, err: error }, 'Gateway snapshot failed for events.subscribe'),
   };
   let authenticated = ctx.token === undefined;
   let inFlight = 0;
+  let streaming = false;
+  let peerEnded = false;
+  // A peer that half-closes (`printf … | nc -U`) still gets its answers, and its events while subscribed.
+  const finishIfDone = () => {
+    if (peerEnded && inFlight === 0 && !streaming && !wire.closing()) socket.end();
+  };
 
   const authenticate = (id: RpcId | undefined, method: string, params: unknown) => {
     if (method !== 'control.auth') return wire.closeWith(id, forbidden('Not authenticated: the first request on this TCP connection must be control.auth; connection closed', AUTH_HINT));
@@ -94,6 +103,7 @@ export function handleConnection(socket: net.Socket, ctx: ConnectionContext): Co
       .finally(() => {
         inFlight -= 1;
         if (inFlight < MAX_IN_FLIGHT && !wire.closing()) socket.resume();
+        finishIfDone();
       });
   };
 
@@ -123,6 +133,10 @@ export function handleConnection(socket: net.Socket, ctx: ConnectionContext): Co
   socket.on('data', (chunk: Buffer) => {
     splitter.push(chunk);
     if (inFlight >= MAX_IN_FLIGHT && !wire.closing()) socket.pause();
+  });
+  socket.on('end', () => {
+    peerEnded = true;
+    finishIfDone();
   });
   socket.on('close', () => ctx.setSubscribed(connection, false));
   if (!authenticated) socket.setTimeout(ctx.authTimeoutMs, () => wire.closeWith(null, forbidden(`No control.auth within ${ctx.authTimeoutMs} ms; connection closed`)));

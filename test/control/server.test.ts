@@ -198,13 +198,29 @@ describe('control server: calls', () => {
     raw.send({ jsonrpc: '2.0', id: 1, method: 'runs.start' });
     await started.promise;
     raw.socket.destroy();
-    await vi.waitFor(() => expect(server.clients()).toBe(0));
+    await raw.closed;
+    // The server cannot tell a peer that left from one that half-closed until it writes the answer.
     gate.resolve('late');
-    await new Promise((resolve) => setImmediate(resolve));
+    await vi.waitFor(() => expect(server.clients()).toBe(0));
     expect(logger.entries.filter((entry) => entry.level !== 'info')).toEqual([]);
     const client = await connectControl({ socketPath });
     await expect(client.call('runs.start')).resolves.toBe('late');
     await client.close();
+  });
+
+  it('answers a client that half-closes after its requests, then closes', async () => {
+    const gate = deferred<string>();
+    const { socketPath, server } = await startControlServer({ dispatch: async () => gate.promise });
+    const raw = await rawClient(socketPath);
+    raw.send({ jsonrpc: '2.0', id: 1, method: 'jobs.slow' });
+    raw.send({ jsonrpc: '2.0', id: 2, method: 'control.hello' });
+    raw.socket.end();
+    expect(await raw.next()).toMatchObject({ id: 2 });
+    await vi.waitFor(() => expect(raw.socket.writableFinished).toBe(true));
+    gate.resolve('late but delivered');
+    expect(await raw.next()).toEqual({ jsonrpc: '2.0', id: 1, result: 'late but delivered' });
+    await raw.closed;
+    await vi.waitFor(() => expect(server.clients()).toBe(0));
   });
 
   it('rejects a pending call with unavailable when the connection is lost, and calls after it at once', async () => {
