@@ -68,7 +68,6 @@ export function handleConnection(socket: net.Socket, ctx: ConnectionContext): Co
       streaming = subscribed;
       ctx.setSubscribed(connection, subscribed);
     },
-    onSnapshotError: (error: unknown) => logger.error({ client, err: error }, 'Gateway snapshot failed for events.subscribe'),
   };
   let authenticated = ctx.token === undefined;
   let inFlight = 0;
@@ -120,9 +119,16 @@ export function handleConnection(socket: net.Socket, ctx: ConnectionContext): Co
     if ('reason' in checked) return refuse(checked.id, rpcError(RPC.invalidRequest, `Invalid request: ${checked.reason}`, { code: 'invalid' }));
     const { id, method, params } = checked;
     if (!authenticated) return authenticate(id, method, params);
-    const outcome = answerBuiltIn(method, params, builtIns);
+    let outcome: Outcome | undefined;
+    try {
+      outcome = answerBuiltIn(method, params, builtIns);
+      if (!outcome && (method.startsWith('control.') || method.startsWith('events.') || (ctx.hasMethod && !ctx.hasMethod(method)))) outcome = { error: methodNotFound(method) };
+    } catch (error) {
+      // hello(), snapshot() or hasMethod() failed: the gateway's bug, not the client's
+      logger.error({ client, method, err: error }, `Control method ${method} failed`);
+      outcome = { error: internalError(method) };
+    }
     if (outcome) return wire.respond(id, outcome);
-    if (method.startsWith('control.') || method.startsWith('events.') || (ctx.hasMethod && !ctx.hasMethod(method))) return wire.respond(id, { error: methodNotFound(method) });
     dispatch(id, method, params);
   };
 

@@ -20,8 +20,6 @@ export interface BuiltInContext {
   journal: EventJournal;
   /** Adds the connection to the event fan-out, or removes it. */
   setSubscribed(subscribed: boolean): void;
-  /** Where a failing snapshot is reported (the client only hears "internal error"). */
-  onSnapshotError(error: unknown): void;
 }
 
 /** A request object, or the id to answer with and why it is not one. */
@@ -40,7 +38,7 @@ export function checkRequest(message: unknown): CheckedRequest | { id: RpcId; re
   return { id, method: message.method, params: message.params };
 }
 
-/** The built-in method's answer, or `undefined` when `method` is not one (it goes to dispatch). */
+/** The built-in method's answer, or `undefined` when `method` is not one (it goes to dispatch). Throws what hello() or snapshot() throw. */
 export function answerBuiltIn(method: string, params: unknown, ctx: BuiltInContext): Outcome | undefined {
   switch (method) {
     case 'control.hello':
@@ -66,17 +64,9 @@ function subscribe(params: unknown, ctx: BuiltInContext): Outcome {
   if (cursor === false) return invalidParams('events.subscribe', '{"since"?: {"epoch": "<string>", "seq": <integer ≥ 0>}}');
   const { journal } = ctx;
   const missed = cursor ? journal.since(cursor.seq, cursor.epoch) : undefined;
-  let result: SubscribeResult;
-  if (missed) {
-    result = { mode: 'resume', epoch: journal.epoch, seq: journal.seq, events: missed };
-  } else {
-    try {
-      result = { mode: 'snapshot', epoch: journal.epoch, seq: journal.seq, snapshot: ctx.snapshot() };
-    } catch (error) {
-      ctx.onSnapshotError(error);
-      return { error: internalError() };
-    }
-  }
+  const result: SubscribeResult = missed
+    ? { mode: 'resume', epoch: journal.epoch, seq: journal.seq, events: missed }
+    : { mode: 'snapshot', epoch: journal.epoch, seq: journal.seq, snapshot: ctx.snapshot() };
   ctx.setSubscribed(true);
   return { result };
 }

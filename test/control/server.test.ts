@@ -126,6 +126,18 @@ describe('control server: calls', () => {
     expect((logged?.object.err as Error).message).toContain('secret internals');
   });
 
+  it('answers -32603 when the gateway\'s hello fails, and keeps serving', async () => {
+    const { socketPath } = await startControlServer({
+      hello: () => {
+        throw new Error('identity unavailable');
+      },
+    });
+    const client = await connectControl({ socketPath });
+    await expect(client.hello()).rejects.toMatchObject({ code: 'internal', message: 'Internal error in control.hello; the details are in the gateway log' });
+    await expect(client.call('jobs.list')).resolves.toMatchObject({ method: 'jobs.list' });
+    await client.close();
+  });
+
   it('answers -32603 when a result cannot be serialized, and keeps serving', async () => {
     const { socketPath } = await startControlServer({ dispatch: async (method) => (method === 'x.big' ? { n: 1n } : 'fine') });
     const client = await connectControl({ socketPath });
