@@ -4,8 +4,8 @@
  */
 import net from 'node:net';
 import { OperatorError } from '../operations/errors.js';
-import { createLineSplitter } from './framing.js';
-import { rpcToOperatorError, type ControlEvent, type ControlHello, type EventCursor, type RpcError, type SubscribeResult } from './protocol.js';
+import type { ControlEvent, ControlHello, EventCursor, SubscribeResult } from './protocol.js';
+import { createRpcSession, unavailable, type RpcSession } from './rpc-session.js';
 
 export type ControlStatus = 'connected' | 'disconnected' | 'retrying';
 
@@ -25,7 +25,7 @@ export interface SubscribeHandlers<S = unknown, E = unknown> {
   /** Every event after the snapshot, in order, once each (missed ones are replayed after a reconnect). */
   onEvent(event: ControlEvent<E>): void;
   /** A resubscription after a reconnect failed (the subscription stays registered for the next one). */
-  onError?(error: OperatorError): void;
+  onError?(error: Error): void;
 }
 
 export interface ControlSubscription {
@@ -43,142 +43,71 @@ export interface ControlClient {
   readonly target: string;
 }
 
-const MAX_RESPONSE_LINE_BYTES = 256 * 1024 * 1024;
 const FIRST_RETRY_MS = 100;
 const LAST_RETRY_MS = 2_000;
 
-interface Pending {
-  method: string;
-  resolve(result: unknown): void;
-  reject(error: OperatorError): void;
-}
-
 interface Subscription {
   handlers: SubscribeHandlers;
+  /** Set by the first result; what a resubscription after a reconnect resumes from. */
   cursor?: EventCursor;
 }
 
 /** Connects (and authenticates, over TCP with a token); rejects with OperatorError('unavailable') when no gateway answers. */
 export async function connectControl(options: ControlClientOptions): Promise<ControlClient> {
   const endpoint = endpointOf(options);
-  const connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
-  const pending = new Map<number, Pending>();
-  let socket: net.Socket | undefined;
+  const label = endpoint.label;
+  let session: RpcSession | undefined;
   let ready = false;
   let closed = false;
-  let nextId = 1;
   let retryMs = FIRST_RETRY_MS;
   let retryTimer: NodeJS.Timeout | undefined;
   let subscription: Subscription | undefined;
+  const notConnected = (method: string) => Promise.reject(unavailable(label, method, closed ? 'the client is closed' : 'not connected'));
 
-  const lost = (method: string, why: string) =>
-    new OperatorError('unavailable', `No connection to the gateway at ${endpoint.label} for ${method}: ${why}`, 'Check that the gateway is running (switchboard status), then try again.');
-
-  const send = <T>(method: string, params: unknown, onResult: (result: unknown) => T = (result) => result as T): Promise<T> => {
-    const current = socket;
-    if (!current || current.destroyed) return Promise.reject(lost(method, closed ? 'the client is closed' : 'not connected'));
-    const id = nextId++;
-    return new Promise<T>((resolve, reject) => {
-      // onResult runs synchronously with the response line, before any later line (a subscribe result before its events).
-      const settle = (result: unknown) => {
-        try {
-          resolve(onResult(result));
-        } catch (error) {
-          reject(error as Error);
-        }
-      };
-      pending.set(id, { method, reject, resolve: settle });
-      current.write(`${JSON.stringify(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params })}\n`);
-    });
+  const onNotification = (method: string, params: unknown) => {
+    if (method === 'event' && subscription) deliver(subscription, params as ControlEvent);
   };
 
-  const applySubscribeResult = (raw: unknown) => {
-    const result = raw as SubscribeResult;
-    const current = subscription;
-    if (!current) return;
-    if (result.mode === 'resume') {
-      current.cursor ??= { epoch: result.epoch, seq: 0 };
-      for (const event of result.events) deliver(current, event);
-      current.cursor = { epoch: result.epoch, seq: result.seq };
-    } else {
-      current.cursor = { epoch: result.epoch, seq: result.seq };
-      current.handlers.onSnapshot(result.snapshot, { ...current.cursor });
-    }
-  };
-
-  const deliver = (current: Subscription, event: ControlEvent) => {
-    if (!current.cursor || event.seq <= current.cursor.seq) return;
-    current.cursor = { epoch: current.cursor.epoch, seq: event.seq };
-    current.handlers.onEvent(event);
-  };
-
-  const onLine = (line: string) => {
-    let message: { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: RpcError };
-    try {
-      message = JSON.parse(line) as typeof message;
-    } catch {
-      socket?.destroy(new Error('the gateway sent a line that is not JSON'));
-      return;
-    }
-    if (typeof message !== 'object' || message === null) return;
-    if (message.method === 'event' && message.id === undefined) {
-      if (subscription) deliver(subscription, message.params as ControlEvent);
-      return;
-    }
-    const entry = typeof message.id === 'number' ? pending.get(message.id) : undefined;
-    if (!entry) return;
-    pending.delete(message.id as number);
-    if (message.error) entry.reject(rpcToOperatorError(message.error));
-    else entry.resolve(message.result);
-  };
-
-  const onClose = (which: net.Socket, why: string) => {
-    if (which !== socket) return;
-    socket = undefined;
+  const onClose = (which: RpcSession, why: string) => {
+    if (which !== session) return;
+    session = undefined;
     const wasReady = ready;
     ready = false;
-    for (const [id, entry] of pending) {
-      pending.delete(id);
-      entry.reject(lost(entry.method, closed ? 'the client is closed' : `connection lost (${why})`));
-    }
     if (!wasReady || closed) return; // a dial in progress reports its own failure
     options.onStatus?.('disconnected', why);
     if (options.reconnect) scheduleRetry();
   };
 
   const open = async () => {
-    const current = await dial(endpoint, connectTimeoutMs);
+    const socket = await dial(endpoint, options.connectTimeoutMs ?? 2_000);
     if (closed) {
-      current.destroy();
-      throw lost('connect', 'the client is closed');
+      socket.destroy();
+      throw unavailable(label, 'connect', 'the client is closed');
     }
-    socket = current;
-    let why = 'closed by the gateway';
-    const splitter = createLineSplitter(MAX_RESPONSE_LINE_BYTES, onLine, () => current.destroy(new Error('a response line is too long')));
-    current.on('data', (chunk: Buffer) => splitter.push(chunk));
-    current.on('error', (error) => (why = error.message));
-    current.on('close', () => onClose(current, why));
+    const current: RpcSession = createRpcSession(socket, { label, onNotification, onClose: (why) => onClose(current, why) });
+    session = current;
     if (endpoint.token !== undefined) {
       try {
-        await send('control.auth', { token: endpoint.token });
+        await current.request('control.auth', { token: endpoint.token });
       } catch (error) {
-        current.destroy();
+        await current.close('authentication failed');
         throw error;
       }
     }
     ready = true;
     retryMs = FIRST_RETRY_MS;
-    options.onStatus?.('connected', endpoint.label);
+    options.onStatus?.('connected', label);
     const active = subscription;
     if (active?.cursor) {
-      send('events.subscribe', { since: active.cursor }, applySubscribeResult).catch((error: OperatorError) => active.handlers.onError?.(error));
+      current.request('events.subscribe', { since: active.cursor }, (result) => applySubscribeResult(active, result))
+        .catch((error: Error) => active.handlers.onError?.(error));
     }
   };
 
   const scheduleRetry = () => {
     const delay = retryMs;
     retryMs = Math.min(retryMs * 2, LAST_RETRY_MS);
-    options.onStatus?.('retrying', `dialing ${endpoint.label} in ${delay} ms`);
+    options.onStatus?.('retrying', `dialing ${label} in ${delay} ms`);
     retryTimer = setTimeout(() => {
       retryTimer = undefined;
       open().catch((error: OperatorError) => {
@@ -191,18 +120,18 @@ export async function connectControl(options: ControlClientOptions): Promise<Con
 
   await open();
 
-  const call = <T>(method: string, params?: unknown) => (ready ? send<T>(method, params) : Promise.reject(lost(method, closed ? 'the client is closed' : 'not connected')));
+  const call = <T>(method: string, params?: unknown): Promise<T> => (ready && session ? session.request<T>(method, params) : notConnected(method));
   return {
-    target: endpoint.label,
+    target: label,
     call,
     hello: () => call<ControlHello>('control.hello'),
     async subscribe<S, E>(handlers: SubscribeHandlers<S, E>) {
       if (subscription) throw new OperatorError('conflict', 'This control client already has a subscription', 'Unsubscribe first; one subscription per client.');
-      if (!ready) throw lost('events.subscribe', 'not connected');
+      if (!ready || !session) return notConnected('events.subscribe');
       const mine: Subscription = { handlers: handlers as SubscribeHandlers };
       subscription = mine;
       try {
-        await send('events.subscribe', {}, applySubscribeResult);
+        await session.request('events.subscribe', {}, (result) => applySubscribeResult(mine, result));
       } catch (error) {
         if (subscription === mine) subscription = undefined;
         throw error;
@@ -211,7 +140,7 @@ export async function connectControl(options: ControlClientOptions): Promise<Con
         async unsubscribe() {
           if (subscription !== mine) return;
           subscription = undefined;
-          if (ready) await send('events.unsubscribe', {}).catch(() => undefined);
+          await call('events.unsubscribe', {}).catch(() => undefined);
         },
       };
     },
@@ -219,14 +148,28 @@ export async function connectControl(options: ControlClientOptions): Promise<Con
       closed = true;
       subscription = undefined;
       if (retryTimer) clearTimeout(retryTimer);
-      const current = socket;
-      if (!current) return;
-      await new Promise<void>((resolve) => {
-        current.once('close', () => resolve());
-        current.destroy();
-      });
+      await session?.close('the client is closed');
     },
   };
+}
+
+function applySubscribeResult(subscription: Subscription, raw: unknown): void {
+  const result = raw as SubscribeResult;
+  if (result.mode === 'resume') {
+    subscription.cursor ??= { epoch: result.epoch, seq: 0 };
+    for (const event of result.events) deliver(subscription, event);
+    subscription.cursor = { epoch: result.epoch, seq: result.seq };
+  } else {
+    subscription.cursor = { epoch: result.epoch, seq: result.seq };
+    subscription.handlers.onSnapshot(result.snapshot, { ...subscription.cursor });
+  }
+}
+
+/** Each event once, in order: anything at or before the cursor was already seen. */
+function deliver(subscription: Subscription, event: ControlEvent): void {
+  if (!subscription.cursor || event.seq <= subscription.cursor.seq) return;
+  subscription.cursor = { epoch: subscription.cursor.epoch, seq: event.seq };
+  subscription.handlers.onEvent(event);
 }
 
 /** The gateway's hello when one answers on `socketPath` within `timeoutMs`, else undefined. */

@@ -9,14 +9,6 @@ export const PROTOCOL_VERSION = 1;
 
 export type RpcId = string | number | null;
 
-export interface RpcRequest {
-  jsonrpc: '2.0';
-  /** Absent on a notification. */
-  id?: RpcId;
-  method: string;
-  params?: unknown;
-}
-
 export interface RpcErrorData {
   code: OperatorErrorCode;
   hint?: string;
@@ -28,8 +20,6 @@ export interface RpcError {
   message: string;
   data?: RpcErrorData;
 }
-
-export type RpcResponse = { jsonrpc: '2.0'; id: RpcId; result: unknown } | { jsonrpc: '2.0'; id: RpcId; error: RpcError };
 
 /** Standard JSON-RPC 2.0 codes. */
 export const RPC = {

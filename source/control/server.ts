@@ -115,11 +115,11 @@ export function createControlServer(deps: ControlServerDeps): ControlServer {
       const tcp = checkTcp(deps.tcp);
       fs.mkdirSync(path.dirname(deps.socketPath), { recursive: true, mode: 0o700 });
       await checkSocketPath(deps.socketPath);
-      unixServer = net.createServer((socket) => accept(socket, 'unix'));
+      unixServer = net.createServer({ allowHalfOpen: true }, (socket) => accept(socket, 'unix'));
       socketInode = await listenPrivately(unixServer, deps.socketPath);
       if (tcp) {
         try {
-          tcpServer = net.createServer((socket) => accept(socket, 'tcp', tcp.token));
+          tcpServer = net.createServer({ allowHalfOpen: true }, (socket) => accept(socket, 'tcp', tcp.token));
           tcpUrl = await listenTcp(tcpServer, tcp);
         } catch (error) {
           await stop();

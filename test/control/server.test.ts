@@ -126,6 +126,18 @@ describe('control server: calls', () => {
     expect((logged?.object.err as Error).message).toContain('secret internals');
   });
 
+  it('answers -32603 when the gateway\'s hello fails, and keeps serving', async () => {
+    const { socketPath } = await startControlServer({
+      hello: () => {
+        throw new Error('identity unavailable');
+      },
+    });
+    const client = await connectControl({ socketPath });
+    await expect(client.hello()).rejects.toMatchObject({ code: 'internal', message: 'Internal error in control.hello; the details are in the gateway log' });
+    await expect(client.call('jobs.list')).resolves.toMatchObject({ method: 'jobs.list' });
+    await client.close();
+  });
+
   it('answers -32603 when a result cannot be serialized, and keeps serving', async () => {
     const { socketPath } = await startControlServer({ dispatch: async (method) => (method === 'x.big' ? { n: 1n } : 'fine') });
     const client = await connectControl({ socketPath });
@@ -198,13 +210,29 @@ describe('control server: calls', () => {
     raw.send({ jsonrpc: '2.0', id: 1, method: 'runs.start' });
     await started.promise;
     raw.socket.destroy();
-    await vi.waitFor(() => expect(server.clients()).toBe(0));
+    await raw.closed;
+    // The server cannot tell a peer that left from one that half-closed until it writes the answer.
     gate.resolve('late');
-    await new Promise((resolve) => setImmediate(resolve));
+    await vi.waitFor(() => expect(server.clients()).toBe(0));
     expect(logger.entries.filter((entry) => entry.level !== 'info')).toEqual([]);
     const client = await connectControl({ socketPath });
     await expect(client.call('runs.start')).resolves.toBe('late');
     await client.close();
+  });
+
+  it('answers a client that half-closes after its requests, then closes', async () => {
+    const gate = deferred<string>();
+    const { socketPath, server } = await startControlServer({ dispatch: async () => gate.promise });
+    const raw = await rawClient(socketPath);
+    raw.send({ jsonrpc: '2.0', id: 1, method: 'jobs.slow' });
+    raw.send({ jsonrpc: '2.0', id: 2, method: 'control.hello' });
+    raw.socket.end();
+    expect(await raw.next()).toMatchObject({ id: 2 });
+    await vi.waitFor(() => expect(raw.socket.writableFinished).toBe(true));
+    gate.resolve('late but delivered');
+    expect(await raw.next()).toEqual({ jsonrpc: '2.0', id: 1, result: 'late but delivered' });
+    await raw.closed;
+    await vi.waitFor(() => expect(server.clients()).toBe(0));
   });
 
   it('rejects a pending call with unavailable when the connection is lost, and calls after it at once', async () => {
@@ -222,6 +250,34 @@ describe('control server: calls', () => {
     await expect(call).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining('connection lost') });
     await expect(client.call('jobs.list')).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining('not connected') });
     await expect(connectControl({ socketPath })).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining('no socket file') });
+  });
+
+  it('stops reading from a client with 64 requests in flight until one finishes', async () => {
+    const gate = deferred<string>();
+    let dispatched = 0;
+    const { socketPath } = await startControlServer({
+      dispatch: async () => {
+        dispatched += 1;
+        return gate.promise;
+      },
+    });
+    const raw = await rawClient(socketPath);
+    let answers = 0;
+    raw.socket.on('data', (chunk: Buffer) => void (answers += chunk.toString().split('\n').length - 1));
+    for (let id = 1; id <= 64; id += 1) raw.send({ jsonrpc: '2.0', id, method: 'runs.start' });
+    await vi.waitFor(() => expect(dispatched).toBe(64));
+    // Built-in methods answer at once, so any answer here would mean the server kept reading.
+    const hello = { jsonrpc: '2.0', id: 'hello', method: 'control.hello', params: { padding: 'p'.repeat(4096) } };
+    for (let i = 0; i < 10_000 && raw.socket.writableLength === 0; i += 1) {
+      raw.send(hello);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(raw.socket.writableLength).toBeGreaterThan(0);
+    expect(answers).toBe(0);
+    gate.resolve('done');
+    await vi.waitFor(() => expect(raw.socket.writableLength).toBe(0));
+    await vi.waitFor(() => expect(answers).toBeGreaterThan(64));
+    expect(dispatched).toBe(64);
   });
 
   it('serves many clients at once', async () => {

@@ -82,7 +82,7 @@ describe('events.subscribe on the wire', () => {
     const raw = await rawClient(socketPath);
     raw.send({ jsonrpc: '2.0', id: 1, method: 'events.subscribe' });
     expect(await raw.next()).toMatchObject({ id: 1, error: { code: -32603, data: { code: 'internal' } } });
-    expect(logger.entries.some((entry) => entry.level === 'error' && entry.message?.includes('snapshot'))).toBe(true);
+    expect(logger.entries).toContainEqual({ level: 'error', object: expect.objectContaining({ method: 'events.subscribe' }), message: 'Control method events.subscribe failed' });
     journal.append('x.happened', {});
     raw.send({ jsonrpc: '2.0', id: 2, method: 'control.hello' });
     expect(await raw.next()).toMatchObject({ id: 2 });
@@ -100,6 +100,28 @@ describe('connectControl subscriptions', () => {
       },
     };
   }
+
+  it('applies the subscribe result before the events that follow it in the same chunk', async () => {
+    const journal = createEventJournal({ capacity: 10_000 });
+    const { socketPath } = await startControlServer({ journal });
+    let pumping = true;
+    const pump = (async () => {
+      while (pumping) {
+        for (let i = 0; i < 5; i += 1) journal.append('x.happened', {});
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const client = await connectControl({ socketPath });
+    const seqs: number[] = [];
+    let base = -1;
+    await client.subscribe({ onSnapshot: (_snapshot, cursor) => void (base = cursor.seq), onEvent: (event) => void seqs.push(event.seq) });
+    await vi.waitFor(() => expect(seqs.length).toBeGreaterThan(20));
+    pumping = false;
+    await pump;
+    await vi.waitFor(() => expect(seqs.at(-1)).toBe(journal.seq));
+    expect(seqs).toEqual(Array.from({ length: journal.seq - base }, (_, i) => base + 1 + i));
+    await client.close();
+  });
 
   it('replays what it missed after the server restarts with the same journal', async () => {
     const journal = createEventJournal({ capacity: 100, epoch: 'epoch-a' });
