@@ -41,7 +41,7 @@ const jobHint = 'See the jobs: switchboard cron list --all';
 export function createJobOperations(core: OperationsCore): JobOperations {
   const jobs = () => core.gateway().jobs;
   const view = (job: JobRow): JobView => ({ timezone: jobs().timezone, job });
-  const find = (params: Params, method: string) => checked(jobs().find(text(params, 'job', method)), `jobs.${method}`, 'not_found', jobHint);
+  const find = (params: Params, method: string) => checked(jobs().find(text(params, `job`, `jobs.${method}`)), `Cannot ${method === 'runs' ? 'list the runs of' : method} the job`, 'not_found', jobHint);
   const request = (params: Params, method: string): Partial<JobRequest> => ({
     schedule: optionalText(params, 'schedule', method), prompt: optionalText(params, 'prompt', method), name: optionalText(params, 'name', method),
     deliver: optionalText(params, 'deliver', method), skills: optionalTextList(params, 'skills', method), script: optionalText(params, 'script', method),
@@ -71,13 +71,13 @@ export function createJobOperations(core: OperationsCore): JobOperations {
       return view(checked(jobs().edit(job.id, changes, context(params, 'jobs.edit')), `Job ${job.name} not changed`));
     },
     async pause(params: Params) {
-      return view(checked(jobs().pause(text(params, 'job', 'jobs.pause')), 'Cannot pause the job', 'conflict', jobHint));
+      return view(checked(jobs().pause(find(params, 'pause').id), 'Cannot pause the job', 'conflict'));
     },
     async resume(params: Params) {
-      return view(checked(jobs().resume(text(params, 'job', 'jobs.resume')), 'Cannot resume the job', 'conflict', jobHint));
+      return view(checked(jobs().resume(find(params, 'resume').id), 'Cannot resume the job', 'conflict'));
     },
     async remove(params: Params) {
-      return view(checked(jobs().remove(text(params, 'job', 'jobs.remove')), 'Cannot remove the job', 'not_found', jobHint));
+      return view(checked(jobs().remove(find(params, 'remove').id), 'Cannot remove the job', 'not_found'));
     },
     async runs(params: Params) {
       const jobId = params.job === undefined ? undefined : find(params, 'runs').id;
