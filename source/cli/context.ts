@@ -1,9 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { resolveHome, type HomeLayout } from '../config/home.js';
-import { loadOrCreateConfig, resolveConfig, type LoadedConfig, type ResolvedConfig } from '../config/load.js';
-import { createLogger, type Logger } from '../infra/logger.js';
-import { openStore, type Store } from '../store/database.js';
+import { loadOrCreateConfig, type LoadedConfig } from '../config/load.js';
 import { say } from './output.js';
 
 export function homeOf(command: Command): HomeLayout {
@@ -31,26 +29,4 @@ function announceFirstRun(home: HomeLayout, loaded: LoadedConfig, homeFlag: stri
   say(`  Demo webhook route:  http://${extra?.host ?? '127.0.0.1'}:${extra?.port ?? 8644}/webhooks/demo`);
   say(`  Its secret:          switchboard config get platforms.webhook.extra.routes.demo.secret${homeArg}`);
   say(`  Model provider:      dry-run (no model is called; see "model" in the README to wire one)`);
-}
-
-export interface CliCore {
-  home: HomeLayout;
-  config: ResolvedConfig;
-  logger: Logger;
-  store: Store;
-}
-
-/** For commands that work in-process: config, a file-only logger and the store, closed afterwards. */
-export async function withCliCore<T>(command: Command, work: (core: CliCore) => T | Promise<T>): Promise<T> {
-  const home = homeOf(command);
-  const { file } = loadConfigFor(home, command.optsWithGlobals<{ home?: string }>().home);
-  const config = resolveConfig(file, home);
-  const { logger, close } = createLogger({ file: home.gatewayLog, level: config.logLevel, mode: 'quiet' });
-  const store = openStore(home.stateDb);
-  try {
-    return await work({ home, config, logger, store });
-  } finally {
-    store.close();
-    close();
-  }
 }

@@ -1,12 +1,9 @@
-import fs from 'node:fs';
 import readline from 'node:readline';
-import tls from 'node:tls';
 import type { Command } from 'commander';
-import { resolveConfig } from '../config/load.js';
 import { canOpenBrowser, openBrowser } from '../infra/browser.js';
-import { checkClientMetadataUrl, clientMetadataDocument } from '../mcp/oauth-config.js';
-import { globalHome, guard, UsageError } from './mcp-command.js';
-import { homeOf, loadConfigFor } from './context.js';
+import { checkClientMetadataUrl, checkMetadataDocument, clientMetadataDocument, startServerLogin } from '../operations/mcp-oauth.js';
+import { guard, UsageError } from './mcp-command.js';
+import { homeOf } from './context.js';
 import { print, say } from './output.js';
 
 /** `mcp login`, `mcp client-metadata`, `mcp check-metadata` (spec 3.2, 4.2, 5.3). */
@@ -17,22 +14,10 @@ export function addOAuthCommands(mcp: Command): void {
     .option('--no-browser', 'only print the URL, never open a browser')
     .action(guard(async (name: string, options: { browser: boolean }, command: Command) => {
       const home = homeOf(command);
-      const config = resolveConfig(loadConfigFor(home, globalHome(command)).file, home);
-      if (!config.values.mcp_servers?.[name]) throw new UsageError(`no server "${name}" in mcp_servers of ${home.configFile}; see the configured names: switchboard mcp list`);
-      const [{ pino }, { resolveMcpServer }, { startLogin }, { tokensDirOf }] = await Promise.all([
-        import('pino'), import('../mcp/server-config.js'), import('../mcp/oauth-login.js'), import('../mcp/token-store.js'),
-      ]);
-      const warnings: string[] = [];
-      const server = resolveMcpServer(name, config.values.mcp_servers[name]!, warnings, home.root);
-      for (const warning of warnings) say(`warning: ${warning}`);
-      if (!server || server.auth !== 'oauth') throw new UsageError(`server ${name} does not use OAuth: set mcp_servers.${name}.auth to "oauth" on an HTTP (url) entry`);
-      const logger = pino({ level: 'warn' }, { write: (line: string) => say(`warning: ${(JSON.parse(line) as { msg: string }).msg}`) });
       const controller = new AbortController();
-      const onSigint = () => controller.abort();
-      process.once('SIGINT', onSigint);
-      const input = readline.createInterface({ input: process.stdin, terminal: false });
-      const login = startLogin({
-        server, tokensDir: tokensDirOf(home.root), logger, signal: controller.signal,
+      const login = await startServerLogin(home, name, {
+        signal: controller.signal,
+        onWarning: (text) => say(`warning: ${text}`),
         onNotice: (text) => say(text),
         onUrl: (url, listener) => {
           say(`Authorize Switchboard for ${name} in a browser:`);
@@ -42,6 +27,9 @@ export function addOAuthCommands(mcp: Command): void {
           if (options.browser && canOpenBrowser()) openBrowser(url);
         },
       });
+      const onSigint = () => controller.abort();
+      process.once('SIGINT', onSigint);
+      const input = readline.createInterface({ input: process.stdin, terminal: false });
       input.on('line', (line) => {
         if (line.trim() === '') return;
         const offered = login.offer(line);
@@ -54,7 +42,8 @@ export function addOAuthCommands(mcp: Command): void {
           return;
         }
         const expiry = result.expiresAt ? `the access token expires at ${result.expiresAt} (in ${minutesUntil(result.expiresAt)} minutes)` : 'the server gave no expiry for the access token';
-        say(`Logged in to ${name}: ${expiry}. Client identified by ${result.usedDocument ? `the client metadata document ${server.oauth?.clientMetadataUrl}` : server.oauth?.clientId ? 'the configured oauth.client_id' : 'dynamic client registration'}.`);
+        const { oauth } = login.server;
+        say(`Logged in to ${name}: ${expiry}. Client identified by ${result.usedDocument ? `the client metadata document ${oauth?.clientMetadataUrl}` : oauth?.clientId ? 'the configured oauth.client_id' : 'dynamic client registration'}.`);
       } catch (error) {
         say(`error: ${(error as Error).message}`);
         process.exitCode = 1;
@@ -82,35 +71,13 @@ export function addOAuthCommands(mcp: Command): void {
     .option('--url <url>', 'check this document URL instead of the configured one')
     .option('--ca <file>', 'PEM CA bundle to trust for the document host (besides the system CAs)')
     .action(guard(async (name: string, options: { url?: string; ca?: string }, command: Command) => {
-      const home = homeOf(command);
-      const config = resolveConfig(loadConfigFor(home, globalHome(command)).file, home);
-      const entry = config.values.mcp_servers?.[name] as { oauth?: { client_metadata_url?: unknown } } | undefined;
-      if (!entry && !options.url) throw new UsageError(`no server "${name}" in mcp_servers of ${home.configFile}`);
-      const url = options.url ?? (typeof entry?.oauth?.client_metadata_url === 'string' ? entry.oauth.client_metadata_url : undefined);
-      if (!url) throw new UsageError(`server ${name} has no oauth.client_metadata_url; set mcp_servers.${name}.oauth.client_metadata_url or pass --url`);
-      // Loaded here: every CLI start builds this command, and only check-metadata needs undici.
-      const [{ checkClientMetadataDocument }, { Agent, fetch: undiciFetch }] = await Promise.all([import('../mcp/client-metadata-check.js'), import('undici')]);
-      let agent: InstanceType<typeof Agent> | undefined;
-      if (options.ca) {
-        let ca: string;
-        try {
-          ca = fs.readFileSync(options.ca, 'utf8');
-        } catch (error) {
-          throw new UsageError(`--ca ${options.ca} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-        }
-        agent = new Agent({ connect: { ca: [...tls.rootCertificates, ca] } });
-      }
-      const fetch = (target: string | URL, init?: RequestInit) =>
-        undiciFetch(target, { ...(init as Parameters<typeof undiciFetch>[1]), ...(agent ? { dispatcher: agent } : {}) }) as unknown as Promise<Response>;
-      try {
-        const checks = await checkClientMetadataDocument(url, fetch);
+      const { url, checks } = await checkMetadataDocument(homeOf(command), name, options);
+      {
         print(`client metadata document ${url} (server ${name}):`);
         for (const c of checks) print(`  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.check}${c.detail ? `: ${c.detail}` : ''}`);
         const failed = checks.filter((c) => !c.ok).length;
         print(failed === 0 ? 'All checks passed.' : `${failed} of ${checks.length} checks failed. Fix the document (switchboard mcp client-metadata --url ${url} prints a correct one) or set mcp_servers.${name}.oauth.cimd to false.`);
         if (failed > 0) process.exitCode = 1;
-      } finally {
-        await agent?.close();
       }
     }));
 }

@@ -1,6 +1,3 @@
-import { ConfigError } from '../config/errors.js';
-import { GatewayLockedError } from '../gateway/lock.js';
-import { OperatorError } from '../operations/errors.js';
 
 /** Commands print results on stdout and everything meant for the operator's eyes on stderr. */
 export function say(line = ''): void {
@@ -11,17 +8,23 @@ export function print(line = ''): void {
   process.stdout.write(`${line}\n`);
 }
 
+/** What every operator-facing error carries: a message, perhaps details and a hint (ConfigError, OperatorError, the lock's error). */
+interface Explained {
+  message: string;
+  hint?: string;
+  details?: string[];
+}
+
+function isExplained(error: unknown): error is Explained {
+  return error instanceof Error && (typeof (error as Explained).hint === 'string' || Array.isArray((error as Explained).details));
+}
+
 /** A readable error for the operator: what, where, what next. Returns the exit code. */
 export function reportError(error: unknown): number {
-  if (error instanceof ConfigError || error instanceof OperatorError) {
+  if (isExplained(error)) {
     say(`error: ${error.message}`);
-    for (const detail of error.details) say(`  - ${detail}`);
+    for (const detail of error.details ?? []) say(`  - ${detail}`);
     if (error.hint) say(`  ${error.hint}`);
-    return 1;
-  }
-  if (error instanceof GatewayLockedError) {
-    say(`error: ${error.message}`);
-    say(`  ${error.hint}`);
     return 1;
   }
   say(`error: ${(error as Error)?.stack ?? String(error)}`);

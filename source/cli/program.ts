@@ -1,8 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { resolveHome, type HomeLayout } from '../config/home.js';
 import { resolveConfig } from '../config/load.js';
-import { runningGateway } from '../gateway/lock.js';
-import { runningGatewayOn } from '../operations/connect.js';
+import { gatewayOnHome } from '../operations/connect.js';
 import { approvalsCommand } from './approvals-command.js';
 import { configCommand } from './config-command.js';
 import { cronCommand } from './cron-command.js';
@@ -47,8 +46,9 @@ function buildProgram(): Command {
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }, command: Command) => {
       const home = homeOf(command);
-      const hello = await runningGatewayOn(home);
-      const locked = hello ? undefined : runningGateway(home.lockFile);
+      const found = await gatewayOnHome(home);
+      const hello = found && 'hello' in found ? found.hello : undefined;
+      const locked = found && 'locked' in found ? found.locked : undefined;
       if (options.json) {
         print(JSON.stringify({ home: home.root, running: Boolean(hello ?? locked), ...(hello ?? locked ?? {}), ...(locked ? { control: 'not answering' } : {}) }));
       } else if (hello) {

@@ -1,5 +1,6 @@
 import type { ApprovalPolicy } from '../agent/approval-queue.js';
 import type { HomeLayout } from '../config/home.js';
+import { runningGateway, type GatewayLockInfo } from '../gateway/lock.js';
 import { connectControl, probeControl, type ControlClient, type ControlClientOptions, type ControlTarget } from '../control/client.js';
 import { attachedLink, type GatewayLink, type LinkStatus } from './link.js';
 import { createRemoteOperations, type Operations } from './index.js';
@@ -23,6 +24,17 @@ export interface SessionOptions {
   /** Dial again after a lost connection (consoles). */
   reconnect?: boolean;
   onStatus?: ControlClientOptions['onStatus'];
+}
+
+/**
+ * Whether a gateway runs on this home: its hello when it answers on the control socket, else the
+ * lock's holder when one holds the home but does not answer (starting, stopping, or stuck).
+ */
+export async function gatewayOnHome(home: HomeLayout): Promise<{ hello: GatewayHello } | { locked: GatewayLockInfo } | undefined> {
+  const hello = await runningGatewayOn(home);
+  if (hello) return { hello };
+  const locked = runningGateway(home.lockFile);
+  return locked ? { locked } : undefined;
 }
 
 /** The running gateway's hello, or undefined when none answers on this home's socket. */

@@ -6,8 +6,10 @@ import { createEventJournal, type EventJournal } from '../control/journal.js';
 import { resolveControl } from '../control/config.js';
 import { gatewayEventNames } from '../gateway/events.js';
 import { createGateway, type Gateway } from '../gateway/gateway.js';
-import type { LogRing } from '../infra/log-ring.js';
-import type { Store } from '../store/database.js';
+import { createLogRing, type LogRing } from '../infra/log-ring.js';
+import { createLogger } from '../infra/logger.js';
+import { loadCheckedConfig } from '../gateway/check-config.js';
+import { openStore, type Store } from '../store/database.js';
 import { coreState, initialState } from './gateway-state.js';
 import { createOperations, dispatchOperation, hasOperation, type Operations } from './index.js';
 import { createReadModel, type GatewayEvent, type GatewayHello, type GatewayState } from './state.js';
@@ -92,3 +94,44 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   };
 }
 
+
+export interface HomeGateway {
+  host: GatewayHost;
+  /** The gateway's lines, for the console's Logs pane (its only view of them in console mode). */
+  logRing: LogRing;
+  /** Writes to gateway.log only: for what the caller already reported to the operator itself. */
+  fileLogger: Logger;
+  /** Stops the gateway (in order) and closes the store and the log. */
+  stop(reason: string): Promise<void>;
+}
+
+/**
+ * Starts the gateway of a home as `switchboard gateway` (`headless`: readable lines on stderr) or
+ * an in-process console (`console`: only Ink writes to the terminal, lines go to the ring) run it:
+ * config checked with checkConfig, logs, store, then the host. A failed start closes what it opened.
+ */
+export async function startHomeGateway(home: HomeLayout, options: { mode: 'headless' | 'console'; version: string }): Promise<HomeGateway> {
+  const config = loadCheckedConfig(home);
+  const logRing = createLogRing();
+  const { logger, fileLogger, close: closeLog } = createLogger({ file: home.gatewayLog, level: config.logLevel, mode: options.mode, sink: logRing.stream });
+  let store: Store | undefined;
+  try {
+    store = openStore(home.stateDb);
+    const opened = store;
+    const host = await startGatewayHost({ home, config, store, logger, logRing, mode: options.mode, version: options.version });
+    return {
+      host, logRing, fileLogger,
+      async stop(reason) {
+        await host.stop(reason);
+        host.gateway.events.removeAllListeners();
+        opened.close();
+        await closeLog();
+      },
+    };
+  } catch (error) {
+    fileLogger.error({ err: error }, 'Gateway failed to start');
+    store?.close();
+    await closeLog();
+    throw error;
+  }
+}

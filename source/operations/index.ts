@@ -7,6 +7,7 @@ import { createJobOperations, type JobOperations } from './jobs.js';
 import { createMcpOperations, type McpOperations } from './mcp.js';
 import { paramsOf } from './params.js';
 import { createRunOperations, type RunOperations } from './runs.js';
+import { createSkillOperations, type SkillOperations } from './skills.js';
 import type { GatewayState } from './state.js';
 import { createWebhookOperations, type WebhookOperations } from './webhooks.js';
 
@@ -27,6 +28,7 @@ export interface Operations {
   deliveries: DeliveryOperations;
   approvals: ApprovalOperations;
   runs: RunOperations;
+  skills: SkillOperations;
   mcp: McpOperations;
   config: ConfigOperations;
 }
@@ -41,6 +43,7 @@ export function createOperations(core: OperationsCore, state: () => GatewayState
     deliveries: createDeliveryOperations(core),
     approvals: createApprovalOperations(core),
     runs: createRunOperations(core),
+    skills: createSkillOperations(core),
     mcp: createMcpOperations(core),
     config: createConfigOperations(core),
   };

@@ -77,11 +77,12 @@ describe('switchboard mcp login / client-metadata / check-metadata', () => {
     expect(peers.seen.filter((r) => r.path === '/auth')).toEqual([]);
 
     const unknown = await runCli(['mcp', 'login', 'nope', '--home', home.root]);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('error: no server "nope" in mcp_servers');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('error: No server "nope" in mcp_servers');
     const plain = await runCli(['mcp', 'login', 'plain', '--home', home.root]);
-    expect(plain.code).toBe(2);
-    expect(plain.stderr).toContain('error: server plain does not use OAuth: set mcp_servers.plain.auth to "oauth"');
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain('error: server plain does not use OAuth');
+    expect(plain.stderr).toContain('Set mcp_servers.plain.auth to "oauth"');
   });
 
   it('login says which server and address it could not reach', async () => {
