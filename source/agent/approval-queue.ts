@@ -16,7 +16,8 @@ export type ApprovalPolicy = 'interactive' | 'wait' | 'deny';
 export interface ApprovalQueueDeps {
   store: Store;
   logger: Logger;
-  policy: ApprovalPolicy;
+  /** A function when it changes while the gateway runs (a headless gateway with a console attached waits for it). */
+  policy: ApprovalPolicy | (() => ApprovalPolicy);
   timeoutMs: number;
   events?: Pick<GatewayEvents, 'emit'>;
   now?: () => number;
@@ -97,7 +98,7 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
         decide(id, 'approved', { reason: 'approved for this session', by: 'session' });
         return outcomeOf(records.get(id)!);
       }
-      if (deps.policy === 'deny') {
+      if ((typeof deps.policy === 'function' ? deps.policy() : deps.policy) === 'deny') {
         decide(id, 'denied', { reason: 'no operator console is attached (approvals.headless is "deny")', by: 'policy' });
         return outcomeOf(records.get(id)!);
       }

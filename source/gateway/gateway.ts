@@ -39,7 +39,7 @@ export interface GatewayDeps {
   /** `console`: an operator decides approvals at the keyboard; `headless`: `approvals.headless` decides. */
   mode?: 'headless' | 'console';
   /** Overrides the approval policy the mode implies (a CLI run at a terminal asks there: `interactive`). */
-  approvalPolicy?: ApprovalPolicy;
+  approvalPolicy?: ApprovalPolicy | (() => ApprovalPolicy);
 }
 
 export type GatewayStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
