@@ -153,5 +153,5 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
 function outcomeOf(record: ApprovalRecord): ApprovalOutcome {
   if (record.status === 'approved') return record.values ? { status: 'approved', values: record.values } : { status: 'approved' };
   if (record.status === 'pending') return { status: 'denied', reason: 'still pending' };
-  return record.decisionReason ? { status: record.status, reason: record.decisionReason } : { status: record.status };
+  return { status: record.status, ...(record.decisionReason ? { reason: record.decisionReason } : {}), ...(record.decidedBy ? { by: record.decidedBy } : {}) };
 }
