@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { SessionGrant } from '../agent/approval-queue.js';
 import type { RunEvent, RunResult } from '../agent/types.js';
 import type { DeliveryRequest, DeliveryResult } from '../delivery/types.js';
 import type { McpServerState } from '../mcp/connection.js';
@@ -18,6 +19,8 @@ export interface GatewayEventMap extends JobEventMap {
   'webhook.completed': [WebhookCompleted];
   'approval.requested': [ApprovalRecord];
   'approval.resolved': [ApprovalRecord];
+  /** A session grant was added (approve for the session) or revoked. */
+  'approval.grantsChanged': [{ grants: SessionGrant[] }];
   'run.started': [{ runId: string; origin: string; prompt: string; atMs: number }];
   'run.progressed': [{ runId: string; origin: string; event: RunEvent }];
   'run.finished': [RunResult & { origin: string }];
@@ -39,7 +42,7 @@ export function createGatewayEvents(): GatewayEvents {
 /** Every event name once: what the control channel's journal forwards to attached consoles. */
 export const gatewayEventNames = [
   'gateway.started', 'gateway.stopped', 'webhook.listening', 'webhook.received', 'webhook.runStarted', 'webhook.completed',
-  'approval.requested', 'approval.resolved', 'run.started', 'run.progressed', 'run.finished', 'mcp.statusChanged', 'mcp.toolsChanged',
+  'approval.requested', 'approval.resolved', 'approval.grantsChanged', 'run.started', 'run.progressed', 'run.finished', 'mcp.statusChanged', 'mcp.toolsChanged',
   'output.delivered', 'config.changed', 'delivery.finished', 'job.started', 'job.finished', 'job.changed',
 ] as const satisfies ReadonlyArray<keyof GatewayEventMap>;
 

@@ -57,3 +57,38 @@ describe('approvals on a headless gateway', () => {
     expect(result.toolCalls[0]).toMatchObject({ name: 'terminal', isError: false });
   });
 });
+
+describe('session grants and cancelling runs', () => {
+  it('a grant approves the request and releases queued requests of the same tool; it is listed and revocable', async () => {
+    const call = (target: string) => ({ toolCalls: [{ name: 'terminal', args: { command: `rm -rf /tmp/switchboard-grant-test-${target}` } }] });
+    model = await startScriptedModel([call('a'), call('b'), { text: 'done' }, { text: 'done' }]);
+    const home = preparedHome((config) => { config.model = { provider: 'openai-compatible', base_url: model!.url, name: 'm' }; });
+    const host = await startHost(home, 'console'); // the operator decides
+    const first = host.operations.runs.run({ prompt: 'a', origin: 'console' });
+    await waitUntil(async () => (await host.operations.approvals.list({})).length === 1, 5_000, 'the first request');
+    const second = host.operations.runs.run({ prompt: 'b', origin: 'console' });
+    await waitUntil(async () => (await host.operations.approvals.list({})).length === 2, 5_000, 'the second request');
+    const [request] = await host.operations.approvals.list({});
+    const granted = await host.operations.approvals.approveForSession({ id: request!.id, by: 'console' });
+    expect(granted).toMatchObject({ record: { id: request!.id, status: 'approved' }, released: 1 });
+    expect((await first).toolCalls[0]).toMatchObject({ isError: false });
+    expect((await second).toolCalls[0]).toMatchObject({ isError: false });
+    expect(await host.operations.approvals.grants({})).toEqual([{ tool: 'terminal', server: null }]);
+    expect(host.state().grants).toEqual([{ tool: 'terminal', server: null }]);
+    expect(host.state().approvalHistory.map((record) => record.status)).toEqual(['approved', 'approved']);
+    await host.operations.approvals.revokeGrant({ tool: 'terminal' });
+    expect(await host.operations.approvals.grants({})).toEqual([]);
+    await expect(host.operations.approvals.revokeGrant({ tool: 'terminal' })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('runs.cancel stops a run in flight, whatever started it', async () => {
+    model = await startScriptedModel([{ text: 'too late', delayMs: 10_000 }]);
+    const home = preparedHome((config) => { config.model = { provider: 'openai-compatible', base_url: model!.url, name: 'm' }; });
+    const host = await startHost(home);
+    const running = host.operations.runs.run({ prompt: 'slow', origin: 'cli', runId: 'run-to-cancel' });
+    await waitUntil(() => model!.requests.length === 1, 5_000, 'the model call');
+    await expect(host.operations.runs.cancel({ runId: 'run-to-cancel' })).resolves.toEqual({ runId: 'run-to-cancel', cancelled: true });
+    expect((await running).status).toBe('cancelled');
+    await expect(host.operations.runs.cancel({ runId: 'run-to-cancel' })).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
