@@ -50,7 +50,10 @@ export interface GatewaySnapshot {
   pid: number;
   home: string;
   startedAtMs: number | null;
+  /** The provider (`dry-run` when none is configured). */
   model: string;
+  /** The model's name at that provider, when one is set. */
+  modelName: string | null;
   timezone: string;
   approvalsPending: number;
   jobs: SchedulerSnapshot;
@@ -330,6 +333,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         home: config.home.root,
         startedAtMs,
         model: config.values.model?.provider ?? 'dry-run',
+        modelName: config.values.model?.name ?? null,
         timezone: config.timezone,
         approvalsPending: agentStack.approvals.pending().length,
         jobs: scheduler.snapshot(),

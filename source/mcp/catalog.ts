@@ -11,6 +11,8 @@ export interface CatalogEntry {
   original: string;
   readOnly: boolean;
   utility: boolean;
+  /** The server's description of the tool (the console's MCP pane shows it). */
+  description: string;
 }
 
 export interface Catalog {
@@ -48,8 +50,9 @@ export function buildCatalog(discovery: McpDiscovery, deps: CatalogDeps): Catalo
       continue;
     }
     const only = group[0]!;
-    definitions.push(only.make());
-    entries.push({ name, original: only.original, readOnly: only.readOnly, utility: only.utility });
+    const definition = only.make();
+    definitions.push(definition);
+    entries.push({ name, original: only.original, readOnly: only.readOnly, utility: only.utility, description: definition.description });
   }
   return { definitions, entries, warnings };
 }
