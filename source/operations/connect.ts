@@ -61,5 +61,5 @@ export async function attachLink(target: ControlTarget): Promise<GatewayLink> {
   const listeners = new Set<(status: LinkStatus, detail?: string) => void>();
   const client = await connectControl({ ...target, reconnect: true, onStatus: (status, detail) => listeners.forEach((listener) => listener(status, detail)) });
   const hello = (await client.hello()) as unknown as GatewayHello;
-  return attachedLink(client, createRemoteOperations((method, params) => client.call(method, params)), hello, listeners);
+  return attachedLink(client, createRemoteOperations((method, params) => client.call(method, params)), hello, listeners, !('socketPath' in target));
 }

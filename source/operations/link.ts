@@ -20,6 +20,8 @@ export interface LinkHandlers {
  */
 export interface GatewayLink {
   where: 'in-process' | 'attached';
+  /** Attached over TCP (`--connect`): the gateway's files are on another machine. */
+  remote: boolean;
   operations: Operations;
   hello(): GatewayHello;
   subscribe(handlers: LinkHandlers): () => void;
@@ -31,6 +33,7 @@ export interface GatewayLink {
 export function inProcessLink(host: GatewayHost): GatewayLink {
   return {
     where: 'in-process',
+    remote: false,
     operations: host.operations,
     hello: () => host.hello(),
     subscribe(handlers) {
@@ -46,13 +49,14 @@ export function inProcessLink(host: GatewayHost): GatewayLink {
  * Attached over the control channel. `statusListeners` is shared with the client's onStatus (set
  * when it was connected); after a re-attach the hello is read again (the gateway may have restarted).
  */
-export function attachedLink(client: ControlClient, operations: Operations, initialHello: GatewayHello, statusListeners: Set<(status: LinkStatus, detail?: string) => void>): GatewayLink {
+export function attachedLink(client: ControlClient, operations: Operations, initialHello: GatewayHello, statusListeners: Set<(status: LinkStatus, detail?: string) => void>, remote: boolean): GatewayLink {
   let hello = initialHello;
   statusListeners.add((status) => {
     if (status === 'connected') void client.hello().then((next) => { hello = next as unknown as GatewayHello; }, () => {});
   });
   return {
     where: 'attached',
+    remote,
     operations,
     hello: () => hello,
     subscribe(handlers) {
