@@ -12,6 +12,8 @@ export interface HomeLayout {
   gatewayLog: string;
   workspaceDir: string;
   skillsDir: string;
+  /** Pid files of running pre-run scripts and gh children, reaped at the next gateway start. */
+  childrenDir: string;
 }
 
 /** `--home` wins, then $SWITCHBOARD_HOME, then ~/.switchboard. */
@@ -32,6 +34,7 @@ export function homeLayout(root: string): HomeLayout {
     gatewayLog: path.join(logsDir, 'gateway.log'),
     workspaceDir: path.join(root, 'workspace'),
     skillsDir: path.join(root, 'skills'),
+    childrenDir: path.join(root, 'run', 'children'),
   };
 }
 
