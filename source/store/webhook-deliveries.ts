@@ -1,3 +1,4 @@
+import type { DeliverExtra } from '../delivery/types.js';
 import type { Store } from './database.js';
 
 /** Lifecycle of an accepted webhook delivery. */
@@ -12,7 +13,7 @@ export interface NewDelivery {
   prompt: string;
   skills: string[];
   target: string;
-  targetExtra: Record<string, string>;
+  targetExtra: DeliverExtra;
   replayOf?: string;
   receivedAtMs: number;
 }
@@ -27,7 +28,7 @@ export interface DeliveryRecord {
   prompt: string;
   skills: string[];
   target: string;
-  targetExtra: Record<string, string>;
+  targetExtra: DeliverExtra;
   state: DeliveryState;
   replayOf: string | null;
   runId: string | null;
@@ -52,7 +53,7 @@ function fromRow(row: Record<string, unknown> | undefined): DeliveryRecord | und
     ...(row as unknown as DeliveryRecord),
     headers: JSON.parse(row.headers as string) as Record<string, string>,
     skills: JSON.parse(row.skills as string) as string[],
-    targetExtra: JSON.parse(row.targetExtra as string) as Record<string, string>,
+    targetExtra: JSON.parse(row.targetExtra as string) as DeliverExtra,
   };
 }
 

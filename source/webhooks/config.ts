@@ -1,6 +1,7 @@
 import { ConfigError } from '../config/errors.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { RouteConfig, SecretValue } from '../config/types.js';
+import type { DeliverExtra } from '../delivery/types.js';
 import type { Subscription } from '../store/webhook-subscriptions.js';
 
 export const INSECURE_NO_AUTH = 'INSECURE_NO_AUTH';
@@ -22,7 +23,8 @@ export interface ResolvedRoute {
   prompt?: string;
   skills: string[];
   deliver: string;
-  deliverExtra: Record<string, string>;
+  /** Values keep their JSON type; strings are templates. */
+  deliverExtra: DeliverExtra;
   rateLimit: number;
   description?: string;
 }
@@ -103,7 +105,7 @@ function staticRoute(name: string, route: RouteConfig, secrets: string[], rateLi
     prompt: route.prompt,
     skills: route.skills ?? [],
     deliver: route.deliver ?? 'log',
-    deliverExtra: Object.fromEntries(Object.entries(route.deliver_extra ?? {}).map(([key, value]) => [key, String(value)])),
+    deliverExtra: { ...route.deliver_extra },
     rateLimit: route.rate_limit ?? rateLimit,
     description: route.description,
   };

@@ -2,6 +2,7 @@ import { ConfigError } from '../config/errors.js';
 import type { ConfigFile } from '../config/types.js';
 import { platformSettings } from '../delivery/platforms.js';
 import { resolveTarget } from '../delivery/targets.js';
+import type { DeliverExtra } from '../delivery/types.js';
 import { INSECURE_NO_AUTH, isLoopback, SUBSCRIPTION_NAME } from './config.js';
 
 export function subscriptionName(raw: string): string {
@@ -33,7 +34,7 @@ export function extraPairs(pairs: readonly string[]): Record<string, string> {
  * Checks `--deliver` the way static routes are checked at startup (known kind, platform enabled,
  * credentials, recipient), so a subscription cannot be created with a target that cannot deliver.
  */
-export function checkTarget(target: string, extra: Record<string, string>, values: ConfigFile): void {
+export function checkTarget(target: string, extra: DeliverExtra, values: ConfigFile): void {
   const checked = resolveTarget(target, extra, platformSettings(values), { for: 'webhook' });
   if (!checked.ok) throw new ConfigError('BAD_TARGET', `--deliver "${target}": ${checked.reason}`, 'Fix the platform settings in config.json, or use --deliver log or local.');
 }
