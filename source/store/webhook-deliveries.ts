@@ -2,7 +2,8 @@ import type { DeliverExtra } from '../delivery/types.js';
 import type { Store } from './database.js';
 
 /** Lifecycle of an accepted webhook delivery. */
-export type DeliveryState = 'queued' | 'running' | 'delivered' | 'failed' | 'delivery_failed';
+/** `silent`: the run answered [SILENT] (delivery/silent.ts), so nothing was sent; the reason is the detail. */
+export type DeliveryState = 'queued' | 'running' | 'delivered' | 'silent' | 'failed' | 'delivery_failed';
 
 export interface NewDelivery {
   route: string;
@@ -159,7 +160,7 @@ export function createDeliveryStore(store: Store) {
       return rows.map((row) => fromRow(row as Record<string, unknown>)!);
     },
     counts(): Record<DeliveryState, number> {
-      const out: Record<DeliveryState, number> = { queued: 0, running: 0, delivered: 0, failed: 0, delivery_failed: 0 };
+      const out: Record<DeliveryState, number> = { queued: 0, running: 0, delivered: 0, silent: 0, failed: 0, delivery_failed: 0 };
       for (const row of counts.all() as Array<{ state: DeliveryState; n: number }>) out[row.state] = Number(row.n);
       return out;
     },

@@ -21,7 +21,7 @@ export function WebhookDetails({ row, gateway, height, width }: { row: WebhookRo
     if (record.output !== null || record.error !== null) lines.push({ text: 'Output:', bold: true }, ...text(record.error ? `${record.error}\n${record.output ?? ''}` : record.output ?? '', Math.ceil(room / 2)));
     const attempts = (gateway.deliveries.history?.recent({ limit: 500 }) ?? [])
       .filter((delivery) => delivery.subject.kind === 'webhook' && delivery.subject.deliveryId === record.deliveryId);
-    if (attempts.length === 0 && record.deliveryDetail) lines.push({ text: `Delivery: ${record.deliveryDetail}`, color: record.state === 'delivered' ? theme.ok : theme.error });
+    if (attempts.length === 0 && record.deliveryDetail) lines.push({ text: `Delivery: ${record.deliveryDetail}`, color: record.state === 'delivered' ? theme.ok : record.state === 'silent' ? theme.dim : theme.error });
     for (const delivery of attempts) {
       lines.push({ text: `Delivery to ${delivery.target}: ${delivery.status}${delivery.detail ? ` - ${delivery.detail}` : ''}${delivery.error ? ` - ${delivery.error}` : ''}`, color: delivery.status === 'delivered' ? theme.ok : delivery.status === 'failed' ? theme.error : undefined });
       for (const attempt of delivery.attempts) {
