@@ -9,8 +9,6 @@ export const DEFAULT_RATE_LIMIT = 30;
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 3600;
 export const DEFAULT_MAX_CONCURRENT_RUNS = 4;
-/** Subscription names (spec 2.8 leaves them open): lower case, URL-safe. */
-export const SUBSCRIPTION_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /** One route as the intake uses it, static (config.json) or dynamic (a subscription in the store). */
 export interface ResolvedRoute {
