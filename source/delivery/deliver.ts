@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { homeLayout } from '../config/home.js';
 import type { ConfigFile } from '../config/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
 import { ghPrComment } from '../infra/gh.js';
@@ -75,7 +76,7 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
       case 'github_comment': {
         const checked = checkGithubTarget(extra);
         if (!checked.ok) return { ok: false, reason: checked.reason, chunksTotal: 0, chunksSent: 0 };
-        const result = await ghPrComment({ ...checked.value, body: messageText(request), timeoutMs: GH_TIMEOUT_MS, env: deps.ghEnv });
+        const result = await ghPrComment({ ...checked.value, body: messageText(request), timeoutMs: GH_TIMEOUT_MS, env: deps.ghEnv, childrenDir: homeLayout(deps.homeRoot).childrenDir });
         report(0)({ attempt: 1, atMs: now(), ok: result.ok, status: null, error: result.ok ? null : result.reason });
         return result.ok
           ? { ok: true, detail: `commented on ${checked.value.repo}#${checked.value.prNumber}${result.output ? `: ${result.output}` : ''}`, chunksTotal: 1, chunksSent: 1 }

@@ -10,6 +10,7 @@ import { routeTargetIssues } from '../delivery/check-config.js';
 import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
 import type { DeliveryRequest } from '../delivery/types.js';
 import { describeSubject } from '../delivery/log-target.js';
+import { reapOrphans } from '../infra/child-records.js';
 import { createMcpComponent, type McpCommands, type McpSnapshot } from '../mcp/gateway-component.js';
 import { createCronjobTool } from '../scheduler/cronjob-tool.js';
 import { jobDeliverCheck } from '../scheduler/deliver-check.js';
@@ -180,7 +181,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const cron = resolveCron(config);
   const scheduler = createScheduler({
     store: deps.store, logger, events, now, timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs,
-    runAgent, deliver: deliveries.deliver, preRun: createPreRunWorkers({ logger }), checkDeliver: jobDeliverCheck(config.values),
+    runAgent, deliver: deliveries.deliver, preRun: createPreRunWorkers({ logger, childrenDir: config.home.childrenDir }), checkDeliver: jobDeliverCheck(config.values),
   });
   agentStack.tools.register(createCronjobTool({ scheduler, timezone: cron.timezone, scriptsDir: cron.scriptsDir }));
 
@@ -199,6 +200,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       },
       stop: () => lock?.release(),
     },
+    { name: 'orphan reaper', start: () => void reapOrphans(config.home.childrenDir, (message) => logger.warn(message)), stop: () => {} },
     // Writes of one event-loop turn share a commit while the gateway runs, and the WAL is checkpointed
     // off the event loop; stopped last, so every write commits.
     {

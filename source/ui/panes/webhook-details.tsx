@@ -30,7 +30,7 @@ export function WebhookDetails({ row, ops, height, width }: { row: WebhookRow; o
     lines.push({ text: 'Prompt:', bold: true }, ...text(record.prompt, Math.floor(room / 2)));
     if (record.output !== null || record.error !== null) lines.push({ text: 'Output:', bold: true }, ...text(record.error ? `${record.error}\n${record.output ?? ''}` : record.output ?? '', Math.ceil(room / 2)));
     const attempts = fetched.value?.attempts ?? [];
-    if (attempts.length === 0 && record.deliveryDetail) lines.push({ text: `Delivery: ${record.deliveryDetail}`, color: record.state === 'delivered' ? theme.ok : theme.error });
+    if (attempts.length === 0 && record.deliveryDetail) lines.push({ text: `Delivery: ${record.deliveryDetail}`, color: record.state === 'delivered' ? theme.ok : record.state === 'silent' ? theme.dim : theme.error });
     for (const delivery of attempts) {
       lines.push({ text: `Delivery to ${delivery.target}: ${delivery.status}${delivery.detail ? ` - ${delivery.detail}` : ''}${delivery.error ? ` - ${delivery.error}` : ''}`, color: delivery.status === 'delivered' ? theme.ok : delivery.status === 'failed' ? theme.error : undefined });
       for (const attempt of delivery.attempts) {
