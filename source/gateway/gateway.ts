@@ -263,8 +263,16 @@ export function createGateway(deps: GatewayDeps): Gateway {
       recent: (options) => webhooks?.recent(options) ?? [],
       secretFor: (route) => webhooks ? webhooks.secretFor(route) : { ok: false, reason: webhookDisabled },
       counts: () => webhooks?.counts() ?? null,
-      subscribe: (request) => webhooks ? subscribeWebhook(subscriptionDeps(webhooks), request) : disabled(),
-      unsubscribe: (name) => webhooks ? unsubscribeWebhook(subscriptionDeps(webhooks), name) : disabled(),
+      subscribe: (request) => {
+        const result = webhooks ? subscribeWebhook(subscriptionDeps(webhooks), request) : disabled<Subscribed>();
+        if (result.ok) events.emit('webhook.routesChanged', { name: result.value.subscription.name, change: 'subscribed' });
+        return result;
+      },
+      unsubscribe: (name) => {
+        const result = webhooks ? unsubscribeWebhook(subscriptionDeps(webhooks), name) : disabled<{ name: string; shadowed: boolean }>();
+        if (result.ok) events.emit('webhook.routesChanged', { name: result.value.name, change: 'unsubscribed' });
+        return result;
+      },
       routes: () => {
         if (!webhooks) return [];
         const { static: fixed } = webhooks.routeNames();

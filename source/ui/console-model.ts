@@ -63,14 +63,25 @@ export function createConsoleModel(deps: { link: GatewayLink; flushMs?: number; 
     }, flooded ? burstFlushMs : flushMs);
   };
 
+  // One read at a time; a rare event during a read asks for one more afterwards.
   let resyncing = false;
+  let again = false;
   const resync = () => {
-    if (resyncing) return;
+    if (resyncing) {
+      again = true;
+      return;
+    }
     resyncing = true;
     void link.operations.gateway.state({}).then((next) => {
       read?.refresh(next);
       changed();
-    }, () => {}).finally(() => { resyncing = false; });
+    }, () => {}).finally(() => {
+      resyncing = false;
+      if (again) {
+        again = false;
+        resync();
+      }
+    });
   };
 
   const unsubscribe = link.subscribe({

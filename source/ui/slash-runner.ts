@@ -70,7 +70,7 @@ function cron(ops: Operations, rest: string, nowMs: number): SlashReply {
       const ref = args.join(' ');
       if (!ref) return { now: cronUsage };
       const verb = { pause: 'Paused', resume: 'Resumed', remove: 'Removed' }[sub];
-      return { now: `${verb.slice(0, -1)}ing ${ref}...`, later: ops.jobs[sub]({ job: ref }).then(({ job }) => `${verb} job ${job.name} (${job.id}).`, (error: unknown) => `Cannot ${sub}: ${(error as Error).message}`) };
+      return { now: `${verb.slice(0, -1)}ing ${ref}...`, later: ops.jobs[sub]({ job: ref }).then(({ job }) => `${verb} job ${job.name} (${job.id}).`, (error: unknown) => (error as Error).message) };
     }
     case 'run': {
       const ref = args.join(' ');

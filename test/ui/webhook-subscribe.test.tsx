@@ -16,7 +16,7 @@ describe('/webhook in the console (the core subscribe command the CLI uses too)'
     const view = await renderConsole({ size: { columns: 200, rows: 30 } });
     closers.push(view.close);
     const { lastFrame, stdin, gateway, copied } = view;
-    await waitForFrame(lastFrame, (f) => f.includes('switchboard http://127.0.0.1:'));
+    await waitForFrame(lastFrame, (f) => f.includes("switchboard in-process · http://127.0.0.1:"));
     await slash(stdin, lastFrame, 'webhook subscribe CI --events push,pull_request --prompt "Build {ref} now" --deliver local --deliver-extra note={ref} --description "CI hook"');
     const card = await waitForFrame(lastFrame, (f) => f.includes('Subscribed "ci"'));
     const url = gateway.webhooks.routes().find((route) => route.name === 'ci')!.url!;
