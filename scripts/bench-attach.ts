@@ -92,7 +92,7 @@ async function load(url: string) {
   });
 }
 
-const gateway = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', cli, 'gateway', '--home', home], { stdio: ['ignore', 'ignore', 'pipe'] });
+const gateway = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', cli, 'gateway', '--home', home], { stdio: ['ignore', 'ignore', 'ignore'] });
 try {
   const url = await waitFor(() => readJson<{ webhookUrl?: string }>(path.join(home, 'gateway.lock'))?.webhookUrl, 'the gateway to bind its listener');
   await waitFor(() => (fs.existsSync(path.join(home, 'control.sock')) ? true : undefined), 'the control socket');
@@ -130,7 +130,9 @@ try {
   if (!smoke) process.exitCode = rows.every(([, , , met]) => met !== false) ? 0 : 1;
 } finally {
   try { tmux('kill-server'); } catch { /* already gone */ }
-  gateway.kill('SIGTERM');
-  await new Promise((resolve) => gateway.once('exit', resolve));
+  if (gateway.exitCode === null && gateway.signalCode === null) {
+    gateway.kill('SIGTERM');
+    await new Promise((resolve) => gateway.once('exit', resolve));
+  }
   fs.rmSync(work, { recursive: true, force: true });
 }
