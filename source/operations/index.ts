@@ -76,13 +76,5 @@ export async function dispatchOperation(operations: Operations, method: string, 
   return handler(paramsOf(method, params));
 }
 
-/** The same Operations over a control channel: every call becomes `call('domain.verb', params)`. */
-export function createRemoteOperations(call: (method: string, params: unknown) => Promise<unknown>): Operations {
-  return new Proxy({} as Operations, {
-    get: (_target, domain) => new Proxy({}, {
-      get: (_group, verb) => (params?: unknown) => call(`${String(domain)}.${String(verb)}`, params ?? {}),
-    }),
-  });
-}
-
 export { OperatorError };
+export { createRemoteOperations } from './remote.js';

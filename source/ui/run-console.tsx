@@ -5,7 +5,6 @@ import { copyToClipboard } from '../infra/clipboard.js';
 import { openInEditor } from '../infra/editor.js';
 import { attachLink, runningGatewayOn } from '../operations/connect.js';
 import { OperatorError } from '../operations/errors.js';
-import { startHomeGateway } from '../operations/host.js';
 import { inProcessLink, type GatewayLink } from '../operations/link.js';
 import { App, type AppProps } from './App.js';
 import { createConsoleModel } from './console-model.js';
@@ -38,6 +37,7 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
   } else if (options.attach) {
     throw new OperatorError('unavailable', `No gateway is running on ${home.root}`, 'Start one with: switchboard gateway (or run switchboard without --attach to run it in this console).');
   } else {
+    const { startHomeGateway } = await import('../operations/host.js'); // an attached console never loads the core
     const started = await startHomeGateway(home, { mode: 'console', version: options.version });
     link = inProcessLink(started.host);
     const { gateway } = started.host;

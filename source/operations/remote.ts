@@ -1,0 +1,10 @@
+import type { Operations } from './index.js';
+
+/** The same Operations over a control channel: every call becomes `call('domain.verb', params)`. */
+export function createRemoteOperations(call: (method: string, params: unknown) => Promise<unknown>): Operations {
+  return new Proxy({} as Operations, {
+    get: (_target, domain) => new Proxy({}, {
+      get: (_group, verb) => (params?: unknown) => call(`${String(domain)}.${String(verb)}`, params ?? {}),
+    }),
+  });
+}
