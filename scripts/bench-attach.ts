@@ -29,6 +29,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-attach-'));
 const home = path.join(work, 'home');
 fs.mkdirSync(home, { mode: 0o700 });
 fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({
+  ...(process.env.BENCH_LOG_LEVEL ? { logging: { level: process.env.BENCH_LOG_LEVEL } } : {}),
   platforms: { webhook: { enabled: true, extra: { host: '127.0.0.1', port: 0, rate_limit: 1_000_000_000, routes: { bench: {
     secret: SECRET, events: ['pull_request'], prompt: 'PR #{number} {pull_request.title} by {pull_request.user.login}', deliver: 'log' } } } } },
 }), { mode: 0o600 });

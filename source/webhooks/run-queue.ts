@@ -1,3 +1,4 @@
+import { PER_DELIVERY } from '../infra/log-ring.js';
 import type { Logger } from 'pino';
 import type { RunAgent, RunResult } from '../agent/types.js';
 import { silentReason } from '../delivery/silent.js';
@@ -133,7 +134,7 @@ export function createRunQueue(deps: RunQueueDeps) {
     deps.deliveries.finish(row.seq, state, delivery.ok ? delivery.detail : delivery.reason, atMs);
     await deps.deliveries.committed();
     const line = `Webhook ${row.route} delivery ${row.deliveryId}: ${state}${delivery.ok ? '' : ` (${delivery.reason})`}`;
-    if (state === 'delivered' || state === 'silent') deps.logger.info({ route: row.route, deliveryId: row.deliveryId, state }, line);
+    if (state === 'delivered' || state === 'silent') deps.logger.info({ route: row.route, deliveryId: row.deliveryId, state, ...PER_DELIVERY }, line);
     else deps.logger.warn({ route: row.route, deliveryId: row.deliveryId, state }, line);
     deps.events?.emit('webhook.completed', { seq: row.seq, route: row.route, event: row.event, deliveryId: row.deliveryId, state, ...run, delivery, atMs: deps.now() });
   }
