@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import type Pino from 'pino';
 import type PinoPretty from 'pino-pretty';
 import { maskSecrets } from '../config/mask.js';
 import type { LogLevel } from '../config/load.js';
@@ -28,9 +29,11 @@ export interface ManagedLogger {
 
 /** pino to logs/gateway.log as JSON lines, with every secret-named field masked before it is written. */
 export function createLogger(options: LoggerOptions): ManagedLogger {
+  // Required here, not imported: a command that builds no logger never loads pino (about 40 ms).
+  const pino = createRequire(import.meta.url)('pino') as typeof Pino;
   fs.mkdirSync(path.dirname(options.file), { recursive: true, mode: 0o700 });
   const file = pino.destination({ dest: options.file, sync: false, mkdir: true });
-  const streams: pino.StreamEntry[] = [{ stream: file, level: options.level }];
+  const streams: Pino.StreamEntry[] = [{ stream: file, level: options.level }];
   if (options.mode === 'headless') {
     // Loaded only here (CommonJS, so synchronously): the console and quiet modes never need it.
     const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
@@ -40,7 +43,7 @@ export function createLogger(options: LoggerOptions): ManagedLogger {
     });
   }
   if (options.sink) streams.push({ stream: options.sink, level: options.level });
-  const settings: pino.LoggerOptions = {
+  const settings: Pino.LoggerOptions = {
     level: options.level,
     base: { pid: process.pid },
     formatters: { log: (object) => maskSecrets(object) },

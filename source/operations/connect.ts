@@ -3,8 +3,9 @@ import type { HomeLayout } from '../config/home.js';
 import { runningGateway, type GatewayLockInfo } from '../gateway/lock.js';
 import { connectControl, probeControl, type ControlClient, type ControlClientOptions, type ControlTarget } from '../control/client.js';
 import { attachedLink, type GatewayLink, type LinkStatus } from './link.js';
-import { createRemoteOperations, type Operations } from './index.js';
-import { createLocalOperations, type LocalOperations } from './local.js';
+import type { Operations } from './index.js';
+import type { LocalOperations } from './local.js';
+import { createRemoteOperations } from './remote.js';
 import type { GatewayHello } from './state.js';
 
 /**
@@ -52,6 +53,8 @@ export async function openSession(home: HomeLayout, options: SessionOptions): Pr
   const common = { reconnect: options.reconnect ?? false, ...(options.onStatus ? { onStatus: options.onStatus } : {}) };
   if (options.connect) return attachToGateway({ url: options.connect.url, ...(options.connect.token ? { token: options.connect.token } : {}), ...common });
   if (await runningGatewayOn(home)) return attachToGateway({ socketPath: home.controlSocket, ...common });
+  // Loaded only when no gateway answers: a command that reaches one never loads the local core.
+  const { createLocalOperations } = await import('./local.js');
   const local = createLocalOperations(home, { version: options.version, ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}) });
   return { where: 'local', operations: local.operations, local, close: () => local.close() };
 }

@@ -57,7 +57,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
 
   const state = (): GatewayState => ({ ...activity.state(), ...coreState(gateway) });
   const operations = createOperations({
-    home, where: 'gateway', version: options.version, gateway: () => gateway, config: () => gateway.config,
+    home, where: 'gateway', version: options.version, gateway: async () => gateway, jobs: async () => gateway.jobs, config: () => gateway.config,
   }, state);
   const hello = (): GatewayHello => {
     const snapshot = gateway.snapshot();

@@ -35,7 +35,7 @@ export interface Operations {
 
 export type OperationName = { [D in keyof Operations]: `${D}.${keyof Operations[D] & string}` }[keyof Operations];
 
-export function createOperations(core: OperationsCore, state: () => GatewayState): Operations {
+export function createOperations(core: OperationsCore, state: () => GatewayState | Promise<GatewayState>): Operations {
   return {
     gateway: { state: async () => state() },
     jobs: createJobOperations(core),
@@ -76,13 +76,6 @@ export async function dispatchOperation(operations: Operations, method: string, 
   return handler(paramsOf(method, params));
 }
 
-/** The same Operations over a control channel: every call becomes `call('domain.verb', params)`. */
-export function createRemoteOperations(call: (method: string, params: unknown) => Promise<unknown>): Operations {
-  return new Proxy({} as Operations, {
-    get: (_target, domain) => new Proxy({}, {
-      get: (_group, verb) => (params?: unknown) => call(`${String(domain)}.${String(verb)}`, params ?? {}),
-    }),
-  });
-}
+export { createRemoteOperations } from './remote.js';
 
 export { OperatorError };

@@ -26,7 +26,7 @@ export function createRunOperations(core: OperationsCore): RunOperations {
       if (inFlight.has(runId)) throw new OperatorError('conflict', `A run with id ${runId} is already in flight`);
       const controller = new AbortController();
       inFlight.set(runId, controller);
-      const work = () => core.gateway().runAgent({
+      const work = async () => (await core.gateway()).runAgent({
         prompt, runId, skills: optionalTextList(params, 'skills', 'runs.run') ?? [], origin: optionalText(params, 'origin', 'runs.run') ?? 'cli', signal: controller.signal,
       });
       try {
@@ -37,7 +37,7 @@ export function createRunOperations(core: OperationsCore): RunOperations {
     },
     async get(params: Params) {
       const runId = text(params, 'runId', 'runs.get');
-      const record = core.gateway().runs.get(runId);
+      const record = (await core.gateway()).runs.get(runId);
       if (!record) throw new OperatorError('not_found', `No run ${runId} is recorded`);
       return record;
     },

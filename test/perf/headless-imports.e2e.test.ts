@@ -1,23 +1,11 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../source/config/default-config.js';
 import { cliPath } from '../helpers/cli.js';
+import { moduleRecorder } from '../helpers/module-recorder.js';
 import { tempHome } from '../helpers/temp-home.js';
 import { githubHeaders } from '../helpers/webhooks.js';
-
-/**
- * A preloaded hook (`node --import`) that records every module the process resolves, through
- * `import` and `require` alike (module.registerHooks), and writes the list when the process exits.
- */
-const recorder = (out: string) => `
-import fs from 'node:fs';
-import { registerHooks } from 'node:module';
-const seen = new Set();
-registerHooks({ resolve(specifier, context, next) { const result = next(specifier, context); seen.add(result.url); return result; } });
-process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, [...seen].join('\\n')));
-`;
 
 /** The console's packages: the headless gateway must never load any of them (STYLE.md section 1). */
 const consolePackages = /\/node_modules\/(ink|ink-[^/]+|react|react-[^/]+|yoga-layout|yoga-wasm-web|@inkjs\/[^/]+)\//;
@@ -30,11 +18,9 @@ describe('the headless gateway (switchboard gateway)', () => {
     file.platforms!.webhook = { enabled: true, extra: { host: '127.0.0.1', port: 0, routes: { probe: { secret, events: ['pull_request'], prompt: 'PR {number}', deliver: 'log' } } } };
     fs.mkdirSync(home.root, { recursive: true, mode: 0o700 });
     fs.writeFileSync(home.configFile, JSON.stringify(file), { mode: 0o600 });
-    const hook = path.join(home.root, 'record-modules.mjs');
-    const list = path.join(home.root, 'modules.txt');
-    fs.writeFileSync(hook, recorder(list));
+    const recorder = moduleRecorder(home.root);
 
-    const child = spawn(process.execPath, ['--import', hook, cliPath, 'gateway', '--home', home.root], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', recorder.hook, cliPath, 'gateway', '--home', home.root], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk));
@@ -59,7 +45,7 @@ describe('the headless gateway (switchboard gateway)', () => {
     }
     expect(await exited).toBe(0);
 
-    const modules = fs.readFileSync(list, 'utf8').split('\n');
+    const modules = recorder.modules();
     expect(modules.length).toBeGreaterThan(100); // the recorder saw the gateway's modules
     expect(modules.some((url) => url.includes('/node_modules/fastify/'))).toBe(true);
     expect(modules.filter((url) => consolePackages.test(url))).toEqual([]);
