@@ -20,7 +20,7 @@ export interface AgentStack {
  * The agent runtime as one unit: checked model settings (throws ConfigError at startup), the tool
  * registry with the built-in terminal tool, the approval queue and the runner.
  */
-export function createAgentStack(deps: { config: ResolvedConfig; store: Store; logger: Logger; policy: ApprovalPolicy; events?: Pick<GatewayEvents, 'emit'>; now?: () => number }): AgentStack {
+export function createAgentStack(deps: { config: ResolvedConfig; store: Store; logger: Logger; policy: ApprovalPolicy | (() => ApprovalPolicy); events?: Pick<GatewayEvents, 'emit'>; now?: () => number }): AgentStack {
   const agent = resolveAgent(deps.config);
   const tools = createToolRegistry();
   tools.register(createTerminalTool({ workdir: agent.workdir, timeoutMs: agent.terminal.timeoutMs, approval: agent.terminal.approval }));

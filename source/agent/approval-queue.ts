@@ -16,7 +16,8 @@ export type ApprovalPolicy = 'interactive' | 'wait' | 'deny';
 export interface ApprovalQueueDeps {
   store: Store;
   logger: Logger;
-  policy: ApprovalPolicy;
+  /** A function when it changes while the gateway runs (a headless gateway with a console attached waits for it). */
+  policy: ApprovalPolicy | (() => ApprovalPolicy);
   timeoutMs: number;
   events?: Pick<GatewayEvents, 'emit'>;
   now?: () => number;
@@ -34,17 +35,33 @@ export interface ApprovalQueue extends ApprovalRequester {
   recent(limit: number): ApprovalRecord[];
   /** By id or its first characters. */
   find(ref: string): ApprovalRecord | 'ambiguous' | undefined;
-  /** The console's "approve this tool for the session": later calls to the same tool (and server) pass at once, recorded as approved by the session rule. */
-  approveForSession(id: string): boolean;
+  /**
+   * The console's "approve this tool for the session": this request and later calls to the same tool
+   * (and server) pass at once, recorded as approved by the session rule; requests of that tool
+   * already waiting are released too. Returns how many were released besides this one, or false
+   * when the request was no longer pending.
+   */
+  approveForSession(id: string, by?: string): false | { released: number };
+  /** The session grants in effect (until the gateway stops). */
+  grants(): SessionGrant[];
+  /** Ends a session grant; false when there was none. Later calls of that tool ask again. */
+  revokeGrant(grant: SessionGrant): boolean;
   /** Shutdown: every waiting request ends as cancelled. */
   cancelAll(reason: string): void;
+}
+
+/** A tool (of a server, for MCP tools) approved for the rest of the session. */
+export interface SessionGrant {
+  tool: string;
+  server: string | null;
 }
 
 export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
   const now = deps.now ?? Date.now;
   const records = createApprovalStore(deps.store);
   const waiting = new Map<string, { settle: (record: ApprovalRecord) => void }>();
-  const sessionRules = new Set<string>();
+  const sessionRules = new Map<string, SessionGrant>();
+  const grantsChanged = () => deps.events?.emit('approval.grantsChanged', { grants: [...sessionRules.values()] });
   const ruleKey = (tool: string, server: string | null | undefined) => `${server ?? ''}\u0000${tool}`;
   let poller: NodeJS.Timeout | undefined;
 
@@ -93,11 +110,11 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
       const record = records.get(id)!;
       deps.logger.info({ approval: id, tool: input.tool, origin: input.origin }, `Approval requested: ${input.tool} (${input.origin})`);
       deps.events?.emit('approval.requested', record);
-      if (!input.form && sessionRules.has(ruleKey(input.tool, input.server))) {
+      if (!input.form && sessionRules.has(ruleKey(input.tool, input.server ?? null))) {
         decide(id, 'approved', { reason: 'approved for this session', by: 'session' });
         return outcomeOf(records.get(id)!);
       }
-      if (deps.policy === 'deny') {
+      if ((typeof deps.policy === 'function' ? deps.policy() : deps.policy) === 'deny') {
         decide(id, 'denied', { reason: 'no operator console is attached (approvals.headless is "deny")', by: 'policy' });
         return outcomeOf(records.get(id)!);
       }
@@ -136,11 +153,25 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
     pending: () => records.pending(),
     recent: (limit) => records.recent(limit),
     find: (ref) => records.find(ref),
-    approveForSession(id) {
+    approveForSession(id, by = 'console') {
       const record = records.get(id);
       if (!record || record.form) return false;
-      sessionRules.add(ruleKey(record.tool, record.server));
-      return decide(id, 'approved', { reason: 'approved for this session', by: 'console' });
+      const key = ruleKey(record.tool, record.server);
+      if (!decide(id, 'approved', { reason: 'approved for this session', by })) return false;
+      sessionRules.set(key, { tool: record.tool, server: record.server });
+      grantsChanged();
+      let released = 0;
+      for (const other of records.pending()) {
+        if (other.form || ruleKey(other.tool, other.server) !== key) continue;
+        if (decide(other.id, 'approved', { reason: 'approved for this session', by: 'session' })) released += 1;
+      }
+      return { released };
+    },
+    grants: () => [...sessionRules.values()],
+    revokeGrant(grant) {
+      const removed = sessionRules.delete(ruleKey(grant.tool, grant.server));
+      if (removed) grantsChanged();
+      return removed;
     },
     cancelAll(reason) {
       for (const id of [...waiting.keys()]) decide(id, 'cancelled', { reason, by: 'shutdown' });
@@ -152,5 +183,5 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
 function outcomeOf(record: ApprovalRecord): ApprovalOutcome {
   if (record.status === 'approved') return record.values ? { status: 'approved', values: record.values } : { status: 'approved' };
   if (record.status === 'pending') return { status: 'denied', reason: 'still pending' };
-  return record.decisionReason ? { status: record.status, reason: record.decisionReason } : { status: record.status };
+  return { status: record.status, ...(record.decisionReason ? { reason: record.decisionReason } : {}), ...(record.decidedBy ? { by: record.decidedBy } : {}) };
 }

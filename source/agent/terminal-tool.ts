@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import { runShell } from '../infra/shell.js';
 import { dangerousReasons } from './dangerous-commands.js';
-import { NOT_APPROVED_MESSAGE, type ToolDefinition } from './types.js';
+import { notApprovedText, type ToolDefinition } from './types.js';
 
 export type TerminalApproval = 'never' | 'dangerous' | 'always';
 
@@ -34,7 +34,7 @@ export function createTerminalTool(settings: TerminalToolSettings): ToolDefiniti
       const reasons = settings.approval === 'always' ? ['agent.terminal.approval is "always"'] : settings.approval === 'dangerous' ? dangerousReasons(command) : [];
       if (reasons.length > 0) {
         const outcome = await context.requestApproval({ tool: 'terminal', args: { command }, annotations: { destructiveHint: true }, reason: `matches: ${reasons.join(', ')}` });
-        if (outcome.status !== 'approved') return { text: `${NOT_APPROVED_MESSAGE} (${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''})`, isError: true };
+        if (outcome.status !== 'approved') return { text: notApprovedText(outcome, 'command'), isError: true };
       }
       await fs.mkdir(settings.workdir, { recursive: true });
       const result = await runShell({ command, cwd: settings.workdir, timeoutMs: settings.timeoutMs, maxOutputBytes: settings.maxOutputBytes ?? TERMINAL_OUTPUT_BYTES, signal: context.signal });

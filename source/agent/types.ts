@@ -119,10 +119,21 @@ export interface ApprovalInput {
 
 export type ApprovalOutcome =
   | { status: 'approved'; values?: Record<string, unknown> }
-  | { status: 'denied' | 'expired' | 'cancelled'; reason?: string };
+  | { status: 'denied' | 'expired' | 'cancelled'; reason?: string; /** Who decided: `policy` (approvals.headless), `timeout`, an operator (`console`, `cli`, …). */ by?: string };
 
-/** What the model sees when the operator did not approve (denial, expiry, cancellation, failure). */
-export const NOT_APPROVED_MESSAGE = 'not approved by the operator; the command was not run; do not retry without being asked';
+/**
+ * What the model sees when a call was not approved: an operator's denial with their reason, or why
+ * nobody approved it (the policy, the timeout, a cancelled run, a failure). `what` words it for a
+ * shell command or an MCP tool call.
+ */
+export function notApprovedText(outcome: Exclude<ApprovalOutcome, { status: 'approved' }>, what: 'command' | 'tool call'): string {
+  const notRun = what === 'command' ? 'the command was not run' : 'the tool call was not made';
+  const byOperator = outcome.status === 'denied' && outcome.by !== undefined && !['policy', 'timeout', 'run', 'shutdown'].includes(outcome.by);
+  const why = byOperator
+    ? `denied by the operator${outcome.reason && outcome.reason !== 'denied by the operator' ? `: ${outcome.reason}` : ''}`
+    : `not approved (${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''})`;
+  return `${why}; ${notRun}; do not retry without being asked`;
+}
 
 /** The approval queue as its users see it (tools, MCP trust, elicitation). */
 export interface ApprovalRequester {

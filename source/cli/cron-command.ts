@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { JobRequestParams } from '../operations/jobs.js';
 import { homeOf } from './context.js';
 import { formatJob, formatJobTable, formatRunResult, formatRunTable, jobJson } from './cron-format.js';
+import { followRun } from './follow-run.js';
 import { print, say } from './output.js';
 import { sayWhere, withOperations } from './session.js';
 
@@ -115,7 +116,9 @@ export function cronCommand(): Command {
     .option('--json', 'print the run record')
     .action((ref: string, options: { json?: boolean }, command: Command) => withOperations(command, async (session) => {
       say(session.where === 'gateway' ? `Running ${ref} on the gateway (pid ${session.hello.pid})...` : `No gateway is running: running ${ref} in this process...`);
-      const run = await session.operations.jobs.run({ job: ref });
+      const { job } = await session.operations.jobs.show({ job: ref });
+      const stop = await followRun(session, { origin: `job:${job.id}` }, false);
+      const run = await session.operations.jobs.run({ job: job.id }).finally(stop);
       if (options.json) print(JSON.stringify(run, undefined, 2));
       else {
         const result = formatRunResult(run);

@@ -37,7 +37,8 @@ export interface ControlClient {
   call<T = unknown>(method: string, params?: unknown): Promise<T>;
   hello(): Promise<ControlHello>;
   /** One subscription per client; resolves once `onSnapshot` has run. */
-  subscribe<S = unknown, E = unknown>(handlers: SubscribeHandlers<S, E>): Promise<ControlSubscription>;
+  /** `operator`: this client is a console whose operator decides approvals (kept across reconnects). */
+  subscribe<S = unknown, E = unknown>(handlers: SubscribeHandlers<S, E>, options?: { operator?: boolean }): Promise<ControlSubscription>;
   close(): Promise<void>;
   /** The socket path or tcp:// URL, for messages. */
   readonly target: string;
@@ -48,6 +49,8 @@ const LAST_RETRY_MS = 2_000;
 
 interface Subscription {
   handlers: SubscribeHandlers;
+  /** A console: the gateway waits for its operator's approval decisions while one is subscribed. */
+  operator: boolean;
   /** Set by the first result; what a resubscription after a reconnect resumes from. */
   cursor?: EventCursor;
 }
@@ -99,7 +102,7 @@ export async function connectControl(options: ControlClientOptions): Promise<Con
     options.onStatus?.('connected', label);
     const active = subscription;
     if (active?.cursor) {
-      current.request('events.subscribe', { since: active.cursor }, (result) => applySubscribeResult(active, result))
+      current.request('events.subscribe', { since: active.cursor, ...(active.operator ? { operator: true } : {}) }, (result) => applySubscribeResult(active, result))
         .catch((error: Error) => active.handlers.onError?.(error));
     }
   };
@@ -125,13 +128,13 @@ export async function connectControl(options: ControlClientOptions): Promise<Con
     target: label,
     call,
     hello: () => call<ControlHello>('control.hello'),
-    async subscribe<S, E>(handlers: SubscribeHandlers<S, E>) {
+    async subscribe<S, E>(handlers: SubscribeHandlers<S, E>, options: { operator?: boolean } = {}) {
       if (subscription) throw new OperatorError('conflict', 'This control client already has a subscription', 'Unsubscribe first; one subscription per client.');
       if (!ready || !session) return notConnected('events.subscribe');
-      const mine: Subscription = { handlers: handlers as SubscribeHandlers };
+      const mine: Subscription = { handlers: handlers as SubscribeHandlers, operator: options.operator === true };
       subscription = mine;
       try {
-        await session.request('events.subscribe', {}, (result) => applySubscribeResult(mine, result));
+        await session.request('events.subscribe', mine.operator ? { operator: true } : {}, (result) => applySubscribeResult(mine, result));
       } catch (error) {
         if (subscription === mine) subscription = undefined;
         throw error;

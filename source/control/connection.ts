@@ -40,7 +40,7 @@ export interface ConnectionContext {
   snapshot: () => unknown;
   journal: EventJournal;
   /** Adds or removes this connection from the event fan-out. */
-  setSubscribed(connection: ControlConnection, subscribed: boolean): void;
+  setSubscribed(connection: ControlConnection, subscribed: boolean, operator?: boolean): void;
 }
 
 export interface ControlConnection {
@@ -64,9 +64,9 @@ export function handleConnection(socket: net.Socket, ctx: ConnectionContext): Co
     hello: ctx.hello,
     snapshot: ctx.snapshot,
     journal: ctx.journal,
-    setSubscribed: (subscribed: boolean) => {
+    setSubscribed: (subscribed: boolean, operator = false) => {
       streaming = subscribed;
-      ctx.setSubscribed(connection, subscribed);
+      ctx.setSubscribed(connection, subscribed, operator);
     },
   };
   let authenticated = ctx.token === undefined;

@@ -18,8 +18,8 @@ export interface BuiltInContext {
   hello: () => object;
   snapshot: () => unknown;
   journal: EventJournal;
-  /** Adds the connection to the event fan-out, or removes it. */
-  setSubscribed(subscribed: boolean): void;
+  /** Adds the connection to the event fan-out, or removes it; `operator`: a console, whose operator decides approvals. */
+  setSubscribed(subscribed: boolean, operator?: boolean): void;
 }
 
 /** A request object, or the id to answer with and why it is not one. */
@@ -61,19 +61,20 @@ export function answerBuiltIn(method: string, params: unknown, ctx: BuiltInConte
 /** Synchronous from the journal read to setSubscribed: no event can fall between the result and the stream. */
 function subscribe(params: unknown, ctx: BuiltInContext): Outcome {
   const cursor = subscribeCursor(params);
-  if (cursor === false) return invalidParams('events.subscribe', '{"since"?: {"epoch": "<string>", "seq": <integer ≥ 0>}}');
+  if (cursor === false) return invalidParams('events.subscribe', '{"since"?: {"epoch": "<string>", "seq": <integer ≥ 0>}, "operator"?: <boolean>}');
   const { journal } = ctx;
   const missed = cursor ? journal.since(cursor.seq, cursor.epoch) : undefined;
   const result: SubscribeResult = missed
     ? { mode: 'resume', epoch: journal.epoch, seq: journal.seq, events: missed }
     : { mode: 'snapshot', epoch: journal.epoch, seq: journal.seq, snapshot: ctx.snapshot() };
-  ctx.setSubscribed(true);
+  ctx.setSubscribed(true, isRecord(params) && params.operator === true);
   return { result };
 }
 
 /** `undefined`: no cursor (snapshot); `false`: malformed params. */
 function subscribeCursor(params: unknown): EventCursor | undefined | false {
   if (!optionalObject(params)) return false;
+  if (params?.operator !== undefined && typeof params.operator !== 'boolean') return false;
   const since = params?.since;
   if (since === undefined) return undefined;
   if (!isRecord(since) || typeof since.epoch !== 'string' || !Number.isSafeInteger(since.seq) || (since.seq as number) < 0) return false;

@@ -46,6 +46,8 @@ export interface ControlServer {
   stop(): Promise<void>;
   /** Connected clients, authenticated or not. */
   clients(): number;
+  /** Subscribed consoles (`operator: true`): someone is there to decide approvals. */
+  operators(): number;
   address(): { socketPath: string; tcpUrl?: string };
 }
 
@@ -56,6 +58,7 @@ export function createControlServer(deps: ControlServerDeps): ControlServer {
   const { logger, journal } = deps;
   const connections = new Set<ControlConnection>();
   const subscribers = new Set<ControlConnection>();
+  const operators = new Set<ControlConnection>();
   let unixServer: net.Server | undefined;
   let tcpServer: net.Server | undefined;
   let tcpUrl: string | undefined;
@@ -78,7 +81,12 @@ export function createControlServer(deps: ControlServerDeps): ControlServer {
       hello: deps.hello,
       snapshot: deps.snapshot,
       journal,
-      setSubscribed: (which, subscribed) => (subscribed ? subscribers.add(which) : subscribers.delete(which)),
+      setSubscribed: (which, subscribed, operator) => {
+        if (subscribed) subscribers.add(which);
+        else subscribers.delete(which);
+        if (subscribed && operator) operators.add(which);
+        else operators.delete(which);
+      },
     });
     connections.add(connection);
     socket.on('close', () => connections.delete(connection));
@@ -131,6 +139,7 @@ export function createControlServer(deps: ControlServerDeps): ControlServer {
     },
     stop,
     clients: () => connections.size,
+    operators: () => operators.size,
     address: () => (tcpUrl ? { socketPath: deps.socketPath, tcpUrl } : { socketPath: deps.socketPath }),
   };
 }

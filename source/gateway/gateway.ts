@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createAgentStack, type AgentStack } from '../agent/agent-stack.js';
@@ -37,7 +38,7 @@ export interface GatewayDeps {
   /** `console`: an operator decides approvals at the keyboard; `headless`: `approvals.headless` decides. */
   mode?: 'headless' | 'console';
   /** Overrides the approval policy the mode implies (a CLI run at a terminal asks there: `interactive`). */
-  approvalPolicy?: ApprovalPolicy;
+  approvalPolicy?: ApprovalPolicy | (() => ApprovalPolicy);
 }
 
 export type GatewayStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -47,7 +48,10 @@ export interface GatewaySnapshot {
   pid: number;
   home: string;
   startedAtMs: number | null;
+  /** The provider (`dry-run` when none is configured). */
   model: string;
+  /** The model's name at that provider, when one is set. */
+  modelName: string | null;
   timezone: string;
   approvalsPending: number;
   jobs: SchedulerSnapshot;
@@ -91,8 +95,8 @@ export interface Gateway {
    * the MCP servers, connected before the first run, closed afterwards.
    */
   runtime: { start(): Promise<void>; stop(): Promise<void> };
-  /** The stored record of an agent run (prompt, model, tool calls, result). */
-  runs: { get(runId: string): RunRow | undefined };
+  /** The stored record of an agent run (prompt, model, tool calls, result); cancelling one in flight. */
+  runs: { get(runId: string): RunRow | undefined; cancel(runId: string): boolean; inFlight(): string[] };
   /** Scheduled jobs: create, list, pause, resume, remove, runNow (the console's /cron). */
   jobs: JobsCore;
 }
@@ -139,7 +143,27 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const mcp = createMcpComponent({ config, logger, events, tools: agentStack.tools, approvals: agentStack.approvals, model: agentStack.agent.model, now });
   // No run of any origin starts before the MCP servers' first connection round has settled, so the
   // first runs see the same tools as the later ones (the listener accepts meanwhile).
-  const runAgent: RunAgent = (request) => mcp.ready().then(() => agentStack.runAgent(request));
+  // Every run in flight can be cancelled by id (the console's x, `runs.cancel`), whatever started it.
+  const inFlight = new Map<string, AbortController>();
+  const running = new Set<Promise<unknown>>();
+  const cancelRuns = async () => {
+    for (const controller of inFlight.values()) controller.abort();
+    await Promise.allSettled([...running]);
+  };
+  const runAgent: RunAgent = async (request) => {
+    const runId = request.runId ?? randomUUID();
+    const controller = new AbortController();
+    inFlight.set(runId, controller);
+    try {
+      await mcp.ready();
+      const signal = request.signal ? AbortSignal.any([request.signal, controller.signal]) : controller.signal;
+      const run = agentStack.runAgent({ ...request, runId, signal });
+      running.add(run);
+      return await run.finally(() => running.delete(run));
+    } finally {
+      inFlight.delete(runId);
+    }
+  };
   // Throws ConfigError for a route without a secret, or INSECURE_NO_AUTH on a non-loopback host.
   const webhooks = config.webhook.enabled
     ? createWebhookPlatform({ settings: resolveWebhooks(config), store: deps.store, logger, events, now, runAgent, deliver: deliveries.deliver })
@@ -186,6 +210,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     mcp.component,
     // Started before intake so that stopping (reverse order) closes intake first, then cancels approvals.
     { name: 'approval queue', start: () => {}, stop: () => agentStack.approvals.cancelAll('the gateway is stopping') },
+    // Runs started from the console or the CLI (webhook and job runs stop with their queue and scheduler first).
+    { name: 'runs in flight', start: () => {}, stop: () => cancelRuns() },
     { name: 'scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
   ];
   if (webhooks && webhookApp) {
@@ -248,7 +274,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
       },
     },
     config: configCommands,
-    runs: { get: (runId) => runRecords.get(runId) },
+    runs: {
+      get: (runId) => runRecords.get(runId),
+      cancel: (runId) => {
+        const controller = inFlight.get(runId);
+        controller?.abort();
+        return controller !== undefined;
+      },
+      inFlight: () => [...inFlight.keys()],
+    },
     runtime: {
       start: async () => {
         if (status !== 'idle') throw new Error('the gateway runs: runs go through it');
@@ -293,6 +327,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         home: config.home.root,
         startedAtMs,
         model: config.values.model?.provider ?? 'dry-run',
+        modelName: config.values.model?.name ?? null,
         timezone: config.timezone,
         approvalsPending: agentStack.approvals.pending().length,
         jobs: scheduler.snapshot(),

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { NOT_APPROVED_MESSAGE, type ToolAnnotations, type ToolContext, type ToolDefinition, type ToolOutput } from '../agent/types.js';
+import { notApprovedText, type ApprovalOutcome, type ToolAnnotations, type ToolContext, type ToolDefinition, type ToolOutput } from '../agent/types.js';
 import type { McpConnection, McpDiscovery } from './connection.js';
 import { isToolSelected, mcpToolName } from './names.js';
 import { convertToolResult, truncate } from './results.js';
@@ -11,6 +11,8 @@ export interface CatalogEntry {
   original: string;
   readOnly: boolean;
   utility: boolean;
+  /** The server's description of the tool (the console's MCP pane shows it). */
+  description: string;
 }
 
 export interface Catalog {
@@ -48,8 +50,9 @@ export function buildCatalog(discovery: McpDiscovery, deps: CatalogDeps): Catalo
       continue;
     }
     const only = group[0]!;
-    definitions.push(only.make());
-    entries.push({ name, original: only.original, readOnly: only.readOnly, utility: only.utility });
+    const definition = only.make();
+    definitions.push(definition);
+    entries.push({ name, original: only.original, readOnly: only.readOnly, utility: only.utility, description: definition.description });
   }
   return { definitions, entries, warnings };
 }
@@ -74,8 +77,8 @@ function nativeTool(tool: Tool, annotations: ToolAnnotations, deps: CatalogDeps)
     source: server.name,
     async execute(args, context) {
       if (server.trust === 'untrusted' && annotations.readOnlyHint !== true) {
-        const approved = await approve(context, { tool: name, server: server.name, args, annotations, reason: `server ${server.name} is untrusted and ${tool.name} is not marked read-only` });
-        if (!approved) return { text: NOT_APPROVED_MESSAGE, isError: true };
+        const outcome = await approve(context, { tool: name, server: server.name, args, annotations, reason: `server ${server.name} is untrusted and ${tool.name} is not marked read-only` });
+        if (outcome.status !== 'approved') return { text: notApprovedText(outcome, 'tool call'), isError: true };
       }
       const result = await deps.connection.callTool(tool.name, args, context.signal);
       return convertToolResult(result as Record<string, unknown>, { server: server.name, mediaDir: deps.mediaDir });
@@ -84,11 +87,11 @@ function nativeTool(tool: Tool, annotations: ToolAnnotations, deps: CatalogDeps)
 }
 
 /** A failing approval path never grants permission. */
-async function approve(context: ToolContext, input: Parameters<ToolContext['requestApproval']>[0]): Promise<boolean> {
+async function approve(context: ToolContext, input: Parameters<ToolContext['requestApproval']>[0]): Promise<ApprovalOutcome> {
   try {
-    return (await context.requestApproval(input)).status === 'approved';
-  } catch {
-    return false;
+    return await context.requestApproval(input);
+  } catch (error) {
+    return { status: 'denied', reason: `the approval request failed: ${(error as Error).message}`, by: 'policy' };
   }
 }
 

@@ -13,6 +13,8 @@ export interface McpServerView extends McpServerState {
   tools: CatalogEntry[];
   /** `auth: oauth`: the server can be logged in to (console `l`, `mcp login`). */
   oauth: boolean;
+  /** `untrusted`: its tools that are not read-only ask for approval. */
+  trust: ResolvedMcpServer['trust'];
 }
 
 export interface McpManagerDeps {
@@ -164,7 +166,7 @@ export function createMcpManager(deps: McpManagerDeps) {
       };
     },
     list(): McpServerView[] {
-      return [...connections.values()].map((c) => ({ ...c.state, tools: registered.get(c.server.name) ?? [], oauth: c.server.auth === 'oauth' }));
+      return [...connections.values()].map((c) => ({ ...c.state, tools: registered.get(c.server.name) ?? [], oauth: c.server.auth === 'oauth', trust: c.server.trust }));
     },
     connection: (name: string) => connections.get(name),
     async stop(): Promise<void> {

@@ -1,3 +1,4 @@
+import type { SessionGrant } from '../agent/approval-queue.js';
 import type { ApprovalRecord } from '../store/approvals.js';
 import type { OperationsCore } from './core.js';
 import { OperatorError } from './errors.js';
@@ -8,8 +9,15 @@ export interface ApprovalOperations {
   list(params: { all?: boolean }): Promise<ApprovalRecord[]>;
   /** Approve or deny one pending request (id or its first characters). The waiting run goes on at once. */
   decide(params: { id: string; decision: 'approve' | 'deny'; reason?: string; by?: string }): Promise<ApprovalRecord>;
-  /** Approve this request and every later call of the same tool until the gateway stops. */
-  approveForSession(params: { id: string }): Promise<ApprovalRecord>;
+  /**
+   * Approve this request and every later call of the same tool until the gateway stops; requests
+   * of that tool already waiting are released too (`released` says how many).
+   */
+  approveForSession(params: { id: string; by?: string }): Promise<{ record: ApprovalRecord; released: number }>;
+  /** The session grants in effect. */
+  grants(params: Record<string, never>): Promise<SessionGrant[]>;
+  /** Ends a session grant: later calls of that tool ask again. */
+  revokeGrant(params: { tool: string; server?: string | null }): Promise<SessionGrant>;
   /** The answer to an elicitation form (`values`), or a decline. */
   answer(params: { id: string; values?: Record<string, unknown>; decline?: boolean }): Promise<ApprovalRecord>;
 }
@@ -57,7 +65,16 @@ export function createApprovalOperations(core: OperationsCore): ApprovalOperatio
       const approvals = await queue();
       const record = find(approvals, params, 'approvals.approveForSession');
       if (record.form) throw new OperatorError('invalid', `Approval ${record.id} is a form, not a tool call: it cannot be approved for the session`);
-      return settled(approvals, record, approvals.approveForSession(record.id));
+      const granted = approvals.approveForSession(record.id, optionalText(params, 'by', 'approvals.approveForSession') ?? 'operator');
+      return { record: settled(approvals, record, granted !== false), released: granted === false ? 0 : granted.released };
+    },
+    async grants() {
+      return (await queue()).grants();
+    },
+    async revokeGrant(params: Params) {
+      const grant = { tool: text(params, 'tool', 'approvals.revokeGrant'), server: optionalText(params, 'server', 'approvals.revokeGrant') ?? null };
+      if (!(await queue()).revokeGrant(grant)) throw new OperatorError('not_found', `No session grant for ${grant.server ? `${grant.server} / ` : ''}${grant.tool}`, 'See the grants in the console\'s Approvals pane.');
+      return grant;
     },
     async answer(params: Params) {
       const approvals = await queue();

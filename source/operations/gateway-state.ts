@@ -1,15 +1,17 @@
 import type { Gateway } from '../gateway/gateway.js';
 import type { WebhookRow } from './webhook-rows.js';
-import type { GatewayState } from './state.js';
+import { MAX_APPROVAL_HISTORY, type GatewayState } from './state.js';
 
 /** How many recorded deliveries seed the Webhooks pane, so a console starts with the recent history. */
 export const HISTORY_ROWS = 100;
 
 /** The exact parts of the state, read from the core: header, approvals, MCP servers, jobs, the failed count. */
-export function coreState(gateway: Gateway): Pick<GatewayState, 'gateway' | 'approvals' | 'mcpServers' | 'jobs' | 'failedDeliveries'> {
+export function coreState(gateway: Gateway): Pick<GatewayState, 'gateway' | 'approvals' | 'approvalHistory' | 'grants' | 'mcpServers' | 'jobs' | 'failedDeliveries'> {
   return {
     gateway: gateway.snapshot(),
     approvals: gateway.approvals.pending(),
+    approvalHistory: gateway.approvals.recent(MAX_APPROVAL_HISTORY * 2).filter((record) => record.status !== 'pending').slice(0, MAX_APPROVAL_HISTORY),
+    grants: gateway.approvals.grants(),
     mcpServers: gateway.mcp.list(),
     jobs: gateway.jobs.list({ all: true }),
     failedDeliveries: gateway.deliveries.history?.countFailed() ?? 0,

@@ -45,7 +45,13 @@ export interface GatewayHost {
 export async function startGatewayHost(options: GatewayHostOptions): Promise<GatewayHost> {
   const { home, config, logger } = options;
   const control = resolveControl(config.values, options.env ?? process.env);
-  const gateway = createGateway({ config, store: options.store, logger, mode: options.mode });
+  // Headless, approvals wait for an attached console while one is there; with none, approvals.headless decides.
+  let operators = () => 0;
+  const headless = config.values.approvals?.headless ?? 'deny';
+  const gateway = createGateway({
+    config, store: options.store, logger, mode: options.mode,
+    ...(options.mode === 'headless' ? { approvalPolicy: () => (operators() > 0 ? 'interactive' : headless) } : {}),
+  });
   const activity = createReadModel(initialState(gateway));
   const journal = createEventJournal();
   const record = (event: GatewayEvent) => {
@@ -78,6 +84,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     logger,
   });
 
+  operators = () => server.operators();
   await gateway.start();
   try {
     await server.start();

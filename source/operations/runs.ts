@@ -13,27 +13,20 @@ export interface RunOperations {
   run(params: { prompt: string; skills?: string[]; origin?: string; runId?: string }): Promise<RunResult>;
   /** The stored record of a run: prompt, model, tool calls, result. */
   get(params: { runId: string }): Promise<RunRow>;
-  /** Cancels a run in flight that an operation started (its tool calls and approvals end as cancelled). */
+  /** Cancels any run in flight (webhook, job, console or CLI): its tool calls and approvals end as cancelled. */
   cancel(params: { runId: string }): Promise<{ runId: string; cancelled: boolean }>;
 }
 
 export function createRunOperations(core: OperationsCore): RunOperations {
-  const inFlight = new Map<string, AbortController>();
   return {
     async run(params: Params) {
       const prompt = text(params, 'prompt', 'runs.run');
       const runId = optionalText(params, 'runId', 'runs.run') ?? randomUUID();
-      if (inFlight.has(runId)) throw new OperatorError('conflict', `A run with id ${runId} is already in flight`);
-      const controller = new AbortController();
-      inFlight.set(runId, controller);
+      if (core.where === 'gateway' && (await core.gateway()).runs.inFlight().includes(runId)) throw new OperatorError('conflict', `A run with id ${runId} is already in flight`);
       const work = async () => (await core.gateway()).runAgent({
-        prompt, runId, skills: optionalTextList(params, 'skills', 'runs.run') ?? [], origin: optionalText(params, 'origin', 'runs.run') ?? 'cli', signal: controller.signal,
+        prompt, runId, skills: optionalTextList(params, 'skills', 'runs.run') ?? [], origin: optionalText(params, 'origin', 'runs.run') ?? 'cli',
       });
-      try {
-        return await (core.withRuntime ? core.withRuntime(work) : work());
-      } finally {
-        inFlight.delete(runId);
-      }
+      return core.withRuntime ? core.withRuntime(work) : work();
     },
     async get(params: Params) {
       const runId = text(params, 'runId', 'runs.get');
@@ -43,9 +36,7 @@ export function createRunOperations(core: OperationsCore): RunOperations {
     },
     async cancel(params: Params) {
       const runId = text(params, 'runId', 'runs.cancel');
-      const controller = inFlight.get(runId);
-      if (!controller) throw new OperatorError('not_found', `No run ${runId} in flight that can be cancelled`, 'Runs started by webhooks and jobs finish on their own or at their timeout.');
-      controller.abort();
+      if (!(await core.gateway()).runs.cancel(runId)) throw new OperatorError('not_found', `No run ${runId} is in flight`, 'It may have finished already; see the run history.');
       return { runId, cancelled: true };
     },
   } satisfies Implementation<RunOperations> as unknown as RunOperations;

@@ -2,6 +2,7 @@ import type { GatewayEventMap } from '../gateway/events.js';
 import type { GatewaySnapshot } from '../gateway/gateway.js';
 import type { LogLine } from '../infra/log-ring.js';
 import type { McpServerView } from '../mcp/manager.js';
+import type { SessionGrant } from '../agent/approval-queue.js';
 import type { ApprovalRecord } from '../store/approvals.js';
 import type { JobRow } from '../store/jobs.js';
 import { createWebhookRing, type WebhookRow } from './webhook-rows.js';
@@ -33,6 +34,10 @@ export interface GatewayState {
   gateway: GatewaySnapshot;
   /** Pending approvals, oldest first. */
   approvals: ApprovalRecord[];
+  /** The last decided requests (approved, denied, expired, cancelled), newest first: an expired request stays visible. */
+  approvalHistory: ApprovalRecord[];
+  /** Tools approved for the session (revocable). */
+  grants: SessionGrant[];
   mcpServers: McpServerView[];
   /** Every job, paused ones too. */
   jobs: JobRow[];
@@ -49,6 +54,7 @@ export type GatewayEvent = { [K in keyof EventMap]: { type: K; data: EventMap[K]
 type EventMap = GatewayEventMap & { 'log.line': [LogLine] };
 
 export const MAX_OUTPUTS = 200;
+export const MAX_APPROVAL_HISTORY = 20;
 export const MAX_LOG_LINES = 2000;
 
 /** Events after which the parts that events do not carry (header, listener, routes) are read again. */
@@ -66,6 +72,8 @@ export function createReadModel(initial: GatewayState) {
   let logs = initial.logs.slice(-MAX_LOG_LINES);
   let outputs = initial.outputs.slice(0, MAX_OUTPUTS);
   let approvals = initial.approvals.slice();
+  let history = initial.approvalHistory.slice(0, MAX_APPROVAL_HISTORY);
+  let grants = initial.grants.slice();
   let jobs = initial.jobs.slice();
   let servers = initial.mcpServers.slice();
   const inFlight = new Set(initial.runsInFlight);
@@ -100,7 +108,11 @@ export function createReadModel(initial: GatewayState) {
       case 'approval.requested':
         if (event.data.status === 'pending' && !approvals.some((record) => record.id === event.data.id)) approvals = [...approvals, event.data];
         return;
-      case 'approval.resolved': approvals = approvals.filter((record) => record.id !== event.data.id); return;
+      case 'approval.resolved':
+        approvals = approvals.filter((record) => record.id !== event.data.id);
+        history = [event.data, ...history.filter((record) => record.id !== event.data.id)].slice(0, MAX_APPROVAL_HISTORY);
+        return;
+      case 'approval.grantsChanged': grants = event.data.grants; return;
       case 'job.changed': {
         const { jobId, job } = event.data;
         const index = jobs.findIndex((row) => row.id === jobId);
@@ -135,6 +147,8 @@ export function createReadModel(initial: GatewayState) {
       logs = next.logs.slice(-MAX_LOG_LINES);
       outputs = next.outputs.slice(0, MAX_OUTPUTS);
       approvals = next.approvals.slice();
+      history = next.approvalHistory.slice(0, MAX_APPROVAL_HISTORY);
+      grants = next.grants.slice();
       jobs = next.jobs.slice();
       servers = next.mcpServers.slice();
       inFlight.clear();
@@ -156,7 +170,7 @@ export function createReadModel(initial: GatewayState) {
     state(): GatewayState {
       cached ??= {
         gateway: { ...base.gateway, approvalsPending: approvals.length },
-        approvals, mcpServers: servers, jobs, webhooks: webhooks.rows(), outputs, logs: logs.slice(-MAX_LOG_LINES),
+        approvals, approvalHistory: history, grants, mcpServers: servers, jobs, webhooks: webhooks.rows(), outputs, logs: logs.slice(-MAX_LOG_LINES),
         runsInFlight: [...inFlight], failedDeliveries: failed,
       };
       return cached;

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApprovalQueue } from '../../source/agent/approval-queue.js';
-import { NOT_APPROVED_MESSAGE } from '../../source/agent/types.js';
 import { openStore, type Store } from '../../source/store/database.js';
 import { createApprovalStore } from '../../source/store/approvals.js';
 import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
@@ -47,7 +46,7 @@ describe('approval queue', () => {
 
   it('expires after the timeout', async () => {
     const { queue: approvals, store } = queue('wait', 300);
-    expect(await approvals.request(input)).toEqual({ status: 'expired', reason: 'no decision before the approval timeout' });
+    expect(await approvals.request(input)).toEqual({ status: 'expired', reason: 'no decision before the approval timeout', by: 'timeout' });
     expect(createApprovalStore(store).recent()[0]!.status).toBe('expired');
   });
 
@@ -56,15 +55,15 @@ describe('approval queue', () => {
     const controller = new AbortController();
     const first = approvals.request(input, controller.signal);
     controller.abort();
-    expect(await first).toEqual({ status: 'cancelled', reason: 'the run was cancelled' });
+    expect(await first).toMatchObject({ status: 'cancelled', reason: 'the run was cancelled' });
     const second = approvals.request(input);
     setTimeout(() => approvals.cancelAll('the gateway is stopping'), 50);
-    expect(await second).toEqual({ status: 'cancelled', reason: 'the gateway is stopping' });
+    expect(await second).toMatchObject({ status: 'cancelled', reason: 'the gateway is stopping' });
   });
 
   it('denies at once under the headless deny policy, and records it', async () => {
     const { queue: approvals, store } = queue('deny');
-    expect(await approvals.request(input)).toEqual({ status: 'denied', reason: 'no operator console is attached (approvals.headless is "deny")' });
+    expect(await approvals.request(input)).toEqual({ status: 'denied', reason: 'no operator console is attached (approvals.headless is "deny")', by: 'policy' });
     expect(createApprovalStore(store).recent()[0]).toMatchObject({ status: 'denied', decidedBy: 'policy' });
   });
 
@@ -94,7 +93,7 @@ describe('approval queue', () => {
     const denied = approvals.request(input);
     const next = await firstPending(store);
     await runCli(['approvals', 'deny', next.id, '--reason', 'not today', '--home', home.root]);
-    expect(await denied).toEqual({ status: 'denied', reason: 'not today' });
+    expect(await denied).toMatchObject({ status: 'denied', reason: 'not today' });
     expect((await runCli(['approvals', 'approve', 'zzzz', '--home', home.root])).stderr).toContain('No approval with id "zzzz"');
   });
 });
@@ -126,7 +125,7 @@ describe('approvals in a run, decided from a second process', () => {
 
   it('expiry refuses the command and the model is told not to retry', async () => {
     const { result, home } = await runWithApproval(1, async () => undefined);
-    expect(result.toolCalls[0]!.result).toBe(`${NOT_APPROVED_MESSAGE} (expired: no decision before the approval timeout)`);
+    expect(result.toolCalls[0]!.result).toBe('not approved (expired: no decision before the approval timeout); the command was not run; do not retry without being asked');
     expect(fs.existsSync(path.join(home.workspaceDir, 'made-it'))).toBe(false);
     expect(result.output).toBe('finished');
   });

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../source/agent/types.js';
-import { NOT_APPROVED_MESSAGE } from '../../source/agent/types.js';
 import { createRunStore } from '../../source/store/runs.js';
 import type { ConfigFile } from '../../source/config/types.js';
 import { makeAgentStack } from '../helpers/agent.js';
@@ -199,7 +198,7 @@ describe('approvals in runs', () => {
     const result = await runAgent({ prompt: 'clean up', origin: 'cli' });
     expect(result.status).toBe('ok');
     expect(result.toolCalls[0]!.isError).toBe(true);
-    expect(result.toolCalls[0]!.result).toContain(NOT_APPROVED_MESSAGE);
+    expect(result.toolCalls[0]!.result).toContain('the command was not run; do not retry without being asked');
     expect(toolMessages(model.requests[1]!.body)[0]).toContain('do not retry without being asked');
     expect(fs.existsSync(path.join(home.workspaceDir, 'victim'))).toBe(false);
     expect(approvals.pending()).toEqual([]);

@@ -46,8 +46,10 @@ describe('terminal tool', () => {
     const dangerous = createTerminalTool({ workdir, timeoutMs: 10_000, approval: 'dangerous' });
     expect(await dangerous.execute({ command: 'echo hi' }, context({ status: 'denied' }, asked))).toEqual({ text: 'exit code 0\nhi\n', isError: false });
     const refused = await dangerous.execute({ command: 'sudo rm -rf /tmp/x' }, context({ status: 'expired', reason: 'no decision' }, asked));
-    expect(refused).toEqual({ text: 'not approved by the operator; the command was not run; do not retry without being asked (expired: no decision)', isError: true });
-    expect(asked).toEqual([{ tool: 'terminal', args: { command: 'sudo rm -rf /tmp/x' }, annotations: { destructiveHint: true }, reason: 'matches: recursive delete, privilege escalation' }]);
+    expect(refused).toEqual({ text: 'not approved (expired: no decision); the command was not run; do not retry without being asked', isError: true });
+    const denied = await dangerous.execute({ command: 'sudo true' }, context({ status: 'denied', reason: 'not on a Friday', by: 'console' }, asked));
+    expect(denied).toEqual({ text: 'denied by the operator: not on a Friday; the command was not run; do not retry without being asked', isError: true });
+    expect(asked[0]).toEqual({ tool: 'terminal', args: { command: 'sudo rm -rf /tmp/x' }, annotations: { destructiveHint: true }, reason: 'matches: recursive delete, privilege escalation' });
     const always = createTerminalTool({ workdir, timeoutMs: 10_000, approval: 'always' });
     expect(await always.execute({ command: 'echo approved' }, context({ status: 'approved' }))).toEqual({ text: 'exit code 0\napproved\n', isError: false });
   });

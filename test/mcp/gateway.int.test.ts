@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { NOT_APPROVED_MESSAGE } from '../../source/agent/types.js';
 import { writeConfigFile } from '../../source/infra/config-file.js';
 import type { McpServerState } from '../../source/mcp/connection.js';
 import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
@@ -43,7 +42,7 @@ describe('MCP in the gateway', () => {
     const calls = Object.fromEntries(result.toolCalls.map((c) => [c.name, c]));
     expect(calls.mcp__trusted__write_note).toMatchObject({ result: 'wrote from the model', isError: false });
     expect(calls.mcp__wary__write_note).toMatchObject({ isError: true });
-    expect(calls.mcp__wary__write_note!.result).toContain(NOT_APPROVED_MESSAGE);
+    expect(calls.mcp__wary__write_note!.result).toContain('the tool call was not made; do not retry without being asked');
   });
 
   it('mcp.reload() reconnects changed entries, drops removed ones, keeps the rest', async () => {

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NOT_APPROVED_MESSAGE } from '../../source/agent/types.js';
 import { tempHome } from '../helpers/temp-home.js';
 import { call, EVERYTHING, FILESYSTEM, FIXTURE_SERVER, startedManager, NODE, scriptedApprovals, servers, toolContext, until } from '../helpers/mcp.js';
 
@@ -88,9 +87,9 @@ describe('stdio servers', () => {
     const home = tempHome();
     const { manager, registry } = startedManager(home.root);
     await manager.start(servers({ fx: { command: NODE, args: [FIXTURE_SERVER, 'stdio'], trust: 'untrusted' } }), { wait: true });
-    const deny = scriptedApprovals(() => ({ status: 'denied' }));
+    const deny = scriptedApprovals(() => ({ status: 'denied', reason: 'that server is on probation', by: 'console' }));
     const denied = await call(registry, 'mcp__fx__crash', {}, toolContext(deny.requester));
-    expect(denied).toEqual({ text: NOT_APPROVED_MESSAGE, isError: true });
+    expect(denied).toEqual({ text: 'denied by the operator: that server is on probation; the tool call was not made; do not retry without being asked', isError: true });
     expect(deny.asked[0]).toMatchObject({ tool: 'mcp__fx__crash', server: 'fx' });
     expect(manager.list()[0]!.status).toBe('ready'); // the crash tool never ran
     const allow = scriptedApprovals(() => ({ status: 'approved' }));
