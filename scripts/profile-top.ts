@@ -1,5 +1,6 @@
 // Top-N table of a V8 CPU profile (`node --cpu-prof`): self time by function and by package, as
-// markdown. Usage: npx tsx scripts/profile-top.ts <file.cpuprofile> [--top 25] [--by function|package|file]
+// markdown; `--inclusive` counts the time under each function or package instead (self plus callees).
+// Usage: npx tsx scripts/profile-top.ts <file.cpuprofile> [--top 25] [--by function|package|file] [--inclusive]
 import fs from 'node:fs';
 
 interface ProfileNode {
@@ -45,12 +46,17 @@ function keyOf(node: ProfileNode): string {
   return `${functionName || '(anonymous)'} ${short ? `${short}:${lineNumber + 1}` : ''}`.trim();
 }
 
+const inclusive = args.includes('--inclusive');
+const parents = new Map<number, number>();
+for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
 const totals = new Map<string, number>();
 for (const [id, us] of selfUs) {
-  const key = keyOf(nodes.get(id)!);
-  totals.set(key, (totals.get(key) ?? 0) + us);
+  // Inclusive: every distinct key on the sample's stack gets its time once (recursion counted once).
+  const keys = new Set<string>();
+  for (let at: number | undefined = id; at !== undefined; at = inclusive ? parents.get(at) : undefined) keys.add(keyOf(nodes.get(at)!));
+  for (const key of keys) totals.set(key, (totals.get(key) ?? 0) + us);
 }
 const rows = [...totals].sort((a, b) => b[1] - a[1]).slice(0, top);
-console.log(`Profile ${file}: ${(totalUs / 1000).toFixed(0)} ms sampled; self time by ${by}, top ${top}\n`);
-console.log(`| ${by} | self ms | share |\n|---|---:|---:|`);
+console.log(`Profile ${file}: ${(totalUs / 1000).toFixed(0)} ms sampled; ${inclusive ? 'inclusive' : 'self'} time by ${by}, top ${top}\n`);
+console.log(`| ${by} | ${inclusive ? 'inclusive' : 'self'} ms | share |\n|---|---:|---:|`);
 for (const [key, us] of rows) console.log(`| ${key.replaceAll('|', '\\|')} | ${(us / 1000).toFixed(1)} | ${((us / totalUs) * 100).toFixed(1)}% |`);

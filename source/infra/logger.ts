@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type Pino from 'pino';
-import type PinoPretty from 'pino-pretty';
 import { maskSecrets } from '../config/mask.js';
+import { createReadableLines } from './readable-lines.js';
 import type { LogLevel } from '../config/load.js';
 
 export type { Logger };
@@ -16,7 +15,7 @@ export interface LoggerOptions {
   /** headless: also readable lines on stderr. console: the file only (Ink owns the terminal). */
   mode: 'headless' | 'console' | 'quiet';
   /** Extra sink, e.g. the console's in-memory log ring. */
-  sink?: Writable;
+  sink?: Pino.DestinationStream;
 }
 
 export interface ManagedLogger {
@@ -34,14 +33,8 @@ export function createLogger(options: LoggerOptions): ManagedLogger {
   fs.mkdirSync(path.dirname(options.file), { recursive: true, mode: 0o700 });
   const file = pino.destination({ dest: options.file, sync: false, mkdir: true });
   const streams: Pino.StreamEntry[] = [{ stream: file, level: options.level }];
-  if (options.mode === 'headless') {
-    // Loaded only here (CommonJS, so synchronously): the console and quiet modes never need it.
-    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
-    streams.push({
-      level: options.level === 'trace' || options.level === 'debug' ? options.level : 'info',
-      stream: pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' }),
-    });
-  }
+  const readable = options.mode === 'headless' ? createReadableLines(pino, { fd: 2, colorize: process.stderr.isTTY === true }) : undefined;
+  if (readable) streams.push({ level: options.level === 'trace' || options.level === 'debug' ? options.level : 'info', stream: readable });
   if (options.sink) streams.push({ stream: options.sink, level: options.level });
   const settings: Pino.LoggerOptions = {
     level: options.level,
@@ -57,10 +50,12 @@ export function createLogger(options: LoggerOptions): ManagedLogger {
     // otherwise fail the late open), then write out what is buffered.
     close: () => new Promise<void>((resolve) => {
       const flush = () => {
-        try {
-          file.flushSync();
-        } catch {
-          // nothing buffered, or already closed
+        for (const stream of [file, readable]) {
+          try {
+            stream?.flushSync();
+          } catch {
+            // nothing buffered, or already closed
+          }
         }
         resolve();
       };
