@@ -24,6 +24,8 @@ const args = benchArgs();
 const webhooks = args.number('webhooks', 2000, 200);
 const rounds = args.number('rounds', 5, 1);
 const connections = args.number('connections', 20);
+/** platforms.webhook.extra.max_concurrent_runs; the product's default is 4. */
+const concurrency = args.number('concurrency', 4);
 const root = path.resolve(import.meta.dirname, '..');
 const cli = path.join(root, 'dist/cli/main.js');
 if (!fs.existsSync(cli)) throw new Error('dist/ is missing: run npm run -s build first');
@@ -43,23 +45,26 @@ async function startGateway(mode: Mode, model: ScriptedModel): Promise<{ child: 
   fs.mkdirSync(home, { mode: 0o700 });
   fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({
     ...(mode === 'http' ? { model: { provider: 'openai-compatible', base_url: model.url, name: 'bench-model', api_key: 'sk-bench' } } : {}),
-    platforms: { webhook: { enabled: true, extra: { host: '127.0.0.1', port: 0, rate_limit: 1_000_000_000, routes: { bench: {
+    platforms: { webhook: { enabled: true, extra: { host: '127.0.0.1', port: 0, rate_limit: 1_000_000_000, max_concurrent_runs: concurrency, routes: { bench: {
       secret: SECRET, events: ['pull_request'], prompt: 'PR #{number} {pull_request.title} by {pull_request.user.login}', deliver: 'log' } } } } },
   }), { mode: 0o600 });
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NODE_OPTIONS;
   const profile = args.text('cpu-prof'); // a folder: the gateway writes a V8 CPU profile there on exit
-  const child = spawn(process.execPath, [...(profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []), cli, 'gateway', '--home', home], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...(profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), cli, 'gateway', '--home', home], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr!.resume(); // headless lines: read and dropped, as a terminal or journald would take them
   const lock = path.join(home, 'gateway.lock');
-  const url = await waitFor(() => {
+  const url = await waitFor<string>(() => {
     if (child.exitCode !== null) throw new Error(`the ${mode} gateway exited (${child.exitCode}) before listening`);
     try {
       return (JSON.parse(fs.readFileSync(lock, 'utf8')) as { webhookUrl?: string }).webhookUrl;
     } catch {
       return undefined;
     }
-  }, `the ${mode} gateway to listen`, 30_000, 20);
+  }, `the ${mode} gateway to listen`, 30_000, 20).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
   return {
     child, home, url,
     async stop() {
@@ -73,10 +78,13 @@ async function startGateway(mode: Mode, model: ScriptedModel): Promise<{ child: 
 
 async function drainRound(mode: Mode, model: ScriptedModel): Promise<Round> {
   const gateway = await startGateway(mode, model);
-  const client = await connectControl({ socketPath: path.join(gateway.home, 'control.sock') });
   const pid = gateway.child.pid!;
   let maxSampledRssMb = rssMb(pid);
+  let client: Awaited<ReturnType<typeof connectControl>> | undefined;
   try {
+    // The lock names the listener before the control socket opens: dial until it answers.
+    client = await waitFor(() => connectControl({ socketPath: path.join(gateway.home, 'control.sock') }).catch(() => undefined), 'the control socket', 10_000, 20);
+    const control = client;
     const started = performance.now();
     let acceptSeconds = 0;
     const sending = autocannon({
@@ -94,14 +102,14 @@ async function drainRound(mode: Mode, model: ScriptedModel): Promise<Round> {
     let counts: Record<string, number> = {};
     await waitFor(async () => {
       maxSampledRssMb = Math.max(maxSampledRssMb, rssMb(pid));
-      counts = ((await client.call('webhooks.counts', {})) ?? {}) as Record<string, number>;
+      counts = ((await control.call('webhooks.counts', {})) ?? {}) as Record<string, number>;
       return (counts.delivered ?? 0) + (counts.failed ?? 0) + (counts.delivery_failed ?? 0) >= webhooks ? true : undefined;
     }, `${webhooks} ${mode} runs to be delivered`, 600_000, 20);
     const seconds = (performance.now() - started) / 1000;
     await sending;
     return { mode, runsPerSecond: webhooks / seconds, acceptSeconds, peakRssMb: peakRssMb(pid), maxSampledRssMb, failed: (counts.failed ?? 0) + (counts.delivery_failed ?? 0) };
   } finally {
-    await client.close();
+    await client?.close();
     await gateway.stop();
   }
 }
