@@ -10,15 +10,10 @@
 // is VmHWM. Defaults: 2,000 webhooks, 5 rounds, the default max_concurrent_runs (4).
 // Usage: npm run -s build && npx tsx scripts/bench-drain-http.ts [--webhooks 2000] [--rounds 5] [--connections 20]
 //   [--cpu-prof DIR] [--smoke] [--json FILE]
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { startScriptedModel, type ScriptedModel } from '../test/fixtures/scripted-model.js';
-import { benchArgs, formatSpread, peakRssMb, report, rssMb, spread, waitFor, type BenchRow } from './bench-lib.js';
+import { benchArgs, benchConfig, benchRequests, formatSpread, peakRssMb, report, requireBuild, rssMb, spread, startGatewayProcess, waitFor, type BenchRow } from './bench-lib.js';
 
 const args = benchArgs();
 const webhooks = args.number('webhooks', 2000, 200);
@@ -26,75 +21,23 @@ const rounds = args.number('rounds', 5, 1);
 const connections = args.number('connections', 20);
 /** platforms.webhook.extra.max_concurrent_runs; the product's default is 4. */
 const concurrency = args.number('concurrency', 4);
-const root = path.resolve(import.meta.dirname, '..');
-const cli = path.join(root, 'dist/cli/main.js');
-if (!fs.existsSync(cli)) throw new Error('dist/ is missing: run npm run -s build first');
-const { connectControl } = (await import(path.join(root, 'dist/control/client.js'))) as typeof import('../source/control/client.js');
-
-const SECRET = 'bench-secret-0123456789abcdef';
-const BODY = JSON.stringify({ action: 'opened', number: 42, repository: { full_name: 'octo/bench' }, pull_request: { title: 'Benchmark', user: { login: 'octocat' } } });
-const SIGNATURE = `sha256=${createHmac('sha256', SECRET).update(BODY).digest('hex')}`;
+const profileDir = args.text('cpu-prof'); // a folder: each gateway writes a V8 CPU profile there on exit
+requireBuild();
 
 type Mode = 'dry-run' | 'http';
 interface Round { mode: Mode; runsPerSecond: number; acceptSeconds: number; peakRssMb: number; maxSampledRssMb: number; failed: number }
 
-/** A fresh home and `switchboard gateway` on it; resolves once its control socket answers. */
-async function startGateway(mode: Mode, model: ScriptedModel): Promise<{ child: ChildProcess; home: string; url: string; stop(): Promise<void> }> {
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-drain-'));
-  const home = path.join(work, 'home');
-  fs.mkdirSync(home, { mode: 0o700 });
-  fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({
-    ...(mode === 'http' ? { model: { provider: 'openai-compatible', base_url: model.url, name: 'bench-model', api_key: 'sk-bench' } } : {}),
-    platforms: { webhook: { enabled: true, extra: { host: '127.0.0.1', port: 0, rate_limit: 1_000_000_000, max_concurrent_runs: concurrency, routes: { bench: {
-      secret: SECRET, events: ['pull_request'], prompt: 'PR #{number} {pull_request.title} by {pull_request.user.login}', deliver: 'log' } } } } },
-  }), { mode: 0o600 });
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const profile = args.text('cpu-prof'); // a folder: the gateway writes a V8 CPU profile there on exit
-  const child = spawn(process.execPath, [...(profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), cli, 'gateway', '--home', home], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr!.resume(); // headless lines: read and dropped, as a terminal or journald would take them
-  const lock = path.join(home, 'gateway.lock');
-  const url = await waitFor<string>(() => {
-    if (child.exitCode !== null) throw new Error(`the ${mode} gateway exited (${child.exitCode}) before listening`);
-    try {
-      return (JSON.parse(fs.readFileSync(lock, 'utf8')) as { webhookUrl?: string }).webhookUrl;
-    } catch {
-      return undefined;
-    }
-  }, `the ${mode} gateway to listen`, 30_000, 20).catch((error: unknown) => {
-    child.kill('SIGKILL');
-    throw error;
-  });
-  return {
-    child, home, url,
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      fs.rmSync(work, { recursive: true, force: true });
-    },
-  };
-}
-
 async function drainRound(mode: Mode, model: ScriptedModel): Promise<Round> {
-  const gateway = await startGateway(mode, model);
+  const gateway = await startGatewayProcess(
+    benchConfig(mode === 'http' ? { model: { provider: 'openai-compatible', base_url: model.url, name: 'bench-model', api_key: 'sk-bench' } } : {}, { max_concurrent_runs: concurrency }),
+    profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
+  );
   const pid = gateway.child.pid!;
   let maxSampledRssMb = rssMb(pid);
-  let client: Awaited<ReturnType<typeof connectControl>> | undefined;
   try {
-    // The lock names the listener before the control socket opens: dial until it answers.
-    client = await waitFor(() => connectControl({ socketPath: path.join(gateway.home, 'control.sock') }).catch(() => undefined), 'the control socket', 10_000, 20);
-    const control = client;
     const started = performance.now();
     let acceptSeconds = 0;
-    const sending = autocannon({
-      url: `${gateway.url}/webhooks/bench`, amount: webhooks, connections,
-      requests: [{
-        method: 'POST', body: BODY,
-        headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-hub-signature-256': SIGNATURE },
-        setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, 'x-github-delivery': randomUUID() } }),
-      }],
-    }).then((result) => {
+    const sending = autocannon({ url: `${gateway.url}/webhooks/bench`, amount: webhooks, connections, requests: benchRequests() }).then((result) => {
       acceptSeconds = (performance.now() - started) / 1000;
       const accepted = result.statusCodeStats?.['202']?.count ?? 0;
       if (accepted !== webhooks) throw new Error(`${accepted} of ${webhooks} webhooks were accepted (non-2xx ${result.non2xx}, errors ${result.errors})`);
@@ -102,14 +45,13 @@ async function drainRound(mode: Mode, model: ScriptedModel): Promise<Round> {
     let counts: Record<string, number> = {};
     await waitFor(async () => {
       maxSampledRssMb = Math.max(maxSampledRssMb, rssMb(pid));
-      counts = ((await control.call('webhooks.counts', {})) ?? {}) as Record<string, number>;
+      counts = ((await gateway.call('webhooks.counts')) ?? {}) as Record<string, number>;
       return (counts.delivered ?? 0) + (counts.failed ?? 0) + (counts.delivery_failed ?? 0) >= webhooks ? true : undefined;
     }, `${webhooks} ${mode} runs to be delivered`, 600_000, 20);
     const seconds = (performance.now() - started) / 1000;
     await sending;
     return { mode, runsPerSecond: webhooks / seconds, acceptSeconds, peakRssMb: peakRssMb(pid), maxSampledRssMb, failed: (counts.failed ?? 0) + (counts.delivery_failed ?? 0) };
   } finally {
-    await client?.close();
     await gateway.stop();
   }
 }
@@ -140,4 +82,4 @@ const rows: BenchRow[] = [
   { measure: 'drain, model over HTTP: gateway peak RSS (VmHWM) MB', value: formatSpread(http.map((r) => r.peakRssMb)), target: '< 150', met: Math.max(...http.map((r) => r.peakRssMb)) < 150 },
   { measure: 'drain: time to accept every webhook, dry-run / HTTP, s (median)', value: `${spread(dry.map((r) => r.acceptSeconds)).median.toFixed(2)} / ${spread(http.map((r) => r.acceptSeconds)).median.toFixed(2)}` },
 ];
-report(`End-to-end drain (bench-drain-http): ${rounds} alternating rounds, ${connections} connections`, rows, args);
+report(`End-to-end drain (bench-drain-http): ${rounds} alternating rounds, ${connections} connections, max_concurrent_runs ${concurrency}`, rows, args);

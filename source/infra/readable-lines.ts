@@ -11,10 +11,11 @@ export const MAX_FIELD_CHARS = 300;
  * The headless gateway's readable lines (stderr): `[HH:MM:ss] LEVEL: message`, then each field on
  * its own indented line, as pino-pretty printed them. pino-pretty took about an eighth of the
  * gateway's time under a webhook flood (a stream pipeline, a deep copy and a date library per
- * line): this parses the JSON line once and writes through a buffered stream (flushed on close).
+ * line): this parses the JSON line once. Written synchronously, as pino-pretty wrote them: a line is
+ * on the terminal before the next one is made, and nothing is left to flush at exit.
  */
 export function createReadableLines(pino: typeof Pino, options: { fd: number; colorize: boolean }): DestinationStream & { flushSync(): void } {
-  const out = pino.destination({ dest: options.fd, sync: false });
+  const out = pino.destination({ dest: options.fd, sync: true });
   return {
     write(line: string) {
       out.write(formatLine(line, options.colorize));
