@@ -9,7 +9,7 @@
 // control channel (`webhooks.counts`); the gateway's RSS is sampled throughout (VmRSS) and its peak
 // is VmHWM. Defaults: 2,000 webhooks, 5 rounds, the default max_concurrent_runs (4).
 // Usage: npm run -s build && npx tsx scripts/bench-drain-http.ts [--webhooks 2000] [--rounds 5] [--connections 20]
-//   [--cpu-prof DIR] [--smoke] [--json FILE]
+//   [--concurrency 4] [--cpu-prof DIR] [--node-args "<flags>"] [--smoke] [--json FILE]
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { startScriptedModel, type ScriptedModel } from '../test/fixtures/scripted-model.js';
@@ -22,6 +22,8 @@ const connections = args.number('connections', 20);
 /** platforms.webhook.extra.max_concurrent_runs; the product's default is 4. */
 const concurrency = args.number('concurrency', 4);
 const profileDir = args.text('cpu-prof'); // a folder: each gateway writes a V8 CPU profile there on exit
+/** Extra node flags for the gateway process, e.g. `--node-args=--max-semi-space-size=4` (experiments). */
+const nodeArgs = (args.text('node-args') ?? '').split(' ').filter(Boolean);
 requireBuild();
 
 type Mode = 'dry-run' | 'http';
@@ -30,7 +32,7 @@ interface Round { mode: Mode; runsPerSecond: number; acceptSeconds: number; peak
 async function drainRound(mode: Mode, model: ScriptedModel): Promise<Round> {
   const gateway = await startGatewayProcess(
     benchConfig(mode === 'http' ? { model: { provider: 'openai-compatible', base_url: model.url, name: 'bench-model', api_key: 'sk-bench' } } : {}, { max_concurrent_runs: concurrency }),
-    profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
+    [...nodeArgs, ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])],
   );
   const pid = gateway.child.pid!;
   let maxSampledRssMb = rssMb(pid);

@@ -53,7 +53,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     ...(options.mode === 'headless' ? { approvalPolicy: () => (operators() > 0 ? 'interactive' : headless) } : {}),
   });
   const activity = createReadModel(initialState(gateway));
-  const journal = createEventJournal();
+  const journal = createEventJournal({ retain: 'once-listened' });
   const record = (event: GatewayEvent) => {
     activity.apply(event);
     journal.append(event.type, event.data);
