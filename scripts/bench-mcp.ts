@@ -1,10 +1,11 @@
 /**
- * MCP layer benchmark: `npx tsx scripts/bench-mcp.ts [calls=1000] [servers=10]`.
+ * MCP layer benchmark: `npx tsx scripts/bench-mcp.ts [--rounds 10] [--calls 200] [--servers 10] [--smoke] [--json FILE]`.
  * 1. Wall time to connect N stdio server-everything instances at once through createMcpManager.
  * 2. Per-call cost of the `echo` tool: a bare SDK client (SDK stdio transport, client.callTool) vs
  *    our layer (registered ToolDefinition.execute: catalog, our stdio transport, result conversion),
- *    sequential calls on one server each, in alternating blocks of 100. Target ratio: at most 1.15.
- *    Wall-clock figures swing with machine load; the client-process CPU ratio is the steady one.
+ *    sequential calls on one server each, in alternating rounds (bare block, our block; the order
+ *    flips every round). Target: the median round's ratio at most 1.10. Wall-clock figures swing with
+ *    machine load; the client-process CPU ratio is the steadier one.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,16 +18,19 @@ import { pino } from 'pino';
 import { createToolRegistry } from '../source/agent/tool-registry.js';
 import type { ToolContext } from '../source/agent/types.js';
 import { createMcpManager } from '../source/mcp/manager.js';
+import { benchArgs, formatSpread, report, spread, type BenchRow } from './bench-lib.js';
 
-const calls = Number(process.argv[2] ?? 1000);
-const serverCount = Number(process.argv[3] ?? 10);
+const args = benchArgs();
+const rounds = args.number('rounds', 10, 2);
+const block = args.number('calls', 200, 50);
+const serverCount = args.number('servers', 10, 2);
 const everything = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-'));
 const logger = pino({ level: 'silent' });
 const entry = { command: process.execPath, args: [everything, 'stdio'] };
 const makeManager = () => createMcpManager({ registry: createToolRegistry(), logger, logsDir: path.join(home, 'logs'), mediaDir: path.join(home, 'media'), retry: false });
 
-const rows: Array<[string, string]> = [];
+const rows: BenchRow[] = [];
 
 // 1. Connect N servers at once (three rounds, median).
 const connectTimes: number[] = [];
@@ -39,10 +43,10 @@ for (let round = 0; round < 3; round++) {
   if (ready !== serverCount) throw new Error(`only ${ready} of ${serverCount} servers became ready`);
   await manager.stop();
 }
-rows.push([`connect ${serverCount} stdio servers at once (median of 3)`, `${median(connectTimes).toFixed(0)} ms`]);
+rows.push({ measure: `MCP: connect ${serverCount} stdio servers at once, ms`, value: formatSpread(connectTimes) });
 
-// 2. Both clients connected side by side; calls run in alternating blocks of 100 so machine noise
-// and JIT warm-up hit both sides alike.
+// 2. Both clients connected side by side; calls run in alternating rounds so machine noise and JIT
+// warm-up hit both sides alike.
 const bare = new Client({ name: 'bench', version: '0' });
 await bare.connect(new StdioClientTransport({ command: entry.command, args: entry.args, stderr: 'ignore' }));
 const registry = createToolRegistry();
@@ -53,42 +57,37 @@ if (!tool) throw new Error('mcp__e__echo was not registered');
 const context: ToolContext = { runId: 'bench', origin: 'bench', signal: new AbortController().signal, requestApproval: async () => ({ status: 'approved' }) };
 const callBare = () => bare.callTool({ name: 'echo', arguments: { message: 'hello' } });
 const callOurs = () => tool.execute({ message: 'hello' }, context);
-for (let i = 0; i < 200; i++) {
+for (let i = 0; i < (args.smoke ? 50 : 200); i++) {
   await callBare();
   await callOurs();
 }
-let bareCpu = 0;
-let oursCpu = 0;
+const ratios: number[] = [];
+const cpuRatios: number[] = [];
 const bareBlocks: number[] = [];
 const oursBlocks: number[] = [];
-const block = 100;
-for (let done = 0; done < calls; done += block) {
-  const count = Math.min(block, calls - done);
-  let cpu = process.cpuUsage();
-  bareBlocks.push((await timeCalls(callBare, count)) / count);
-  bareCpu += cpuMs(process.cpuUsage(cpu));
-  cpu = process.cpuUsage();
-  oursBlocks.push((await timeCalls(callOurs, count)) / count);
-  oursCpu += cpuMs(process.cpuUsage(cpu));
+for (let round = 0; round < rounds; round++) {
+  const measured = async (call: () => Promise<unknown>) => {
+    const cpu = process.cpuUsage();
+    const ms = await timeCalls(call, block);
+    return { perCallMs: ms / block, cpuMs: cpuMs(process.cpuUsage(cpu)) };
+  };
+  const first = round % 2 === 0 ? await measured(callBare) : await measured(callOurs);
+  const second = round % 2 === 0 ? await measured(callOurs) : await measured(callBare);
+  const [bareRun, oursRun] = round % 2 === 0 ? [first, second] : [second, first];
+  bareBlocks.push(bareRun.perCallMs);
+  oursBlocks.push(oursRun.perCallMs);
+  ratios.push(oursRun.perCallMs / bareRun.perCallMs);
+  cpuRatios.push(oursRun.cpuMs / bareRun.cpuMs);
 }
-const bareMs = bareBlocks.reduce((a, b) => a + b, 0) * block;
-const oursMs = oursBlocks.reduce((a, b) => a + b, 0) * block;
 await bare.close();
 await ours.stop();
 
-rows.push([`bare SDK client: ${calls} echo calls`, `${bareMs.toFixed(0)} ms total, median block ${(median(bareBlocks) * 1000).toFixed(0)} µs/call`]);
-rows.push([`our layer: ${calls} echo calls`, `${oursMs.toFixed(0)} ms total, median block ${(median(oursBlocks) * 1000).toFixed(0)} µs/call`]);
-rows.push([`client-process CPU per call, bare / ours`, `${((bareCpu / calls) * 1000).toFixed(0)} / ${((oursCpu / calls) * 1000).toFixed(0)} µs`]);
-rows.push(['ratio ours / bare, client CPU', (oursCpu / bareCpu).toFixed(3)]);
-rows.push(['ratio ours / bare, totals', (oursMs / bareMs).toFixed(3)]);
-rows.push(['ratio ours / bare, median blocks (target <= 1.15)', (median(oursBlocks) / median(bareBlocks)).toFixed(3)]);
-
-rows.push(['machine load average (1 min) at the end', `${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs`]);
+rows.push({ measure: `MCP echo call, bare SDK client: µs per call (${rounds} rounds of ${block} calls)`, value: formatSpread(bareBlocks.map((ms) => ms * 1000)) });
+rows.push({ measure: 'MCP echo call, our layer: µs per call', value: formatSpread(oursBlocks.map((ms) => ms * 1000)) });
+rows.push({ measure: 'MCP tool-call overhead: ours / bare SDK client, wall time per round', value: formatSpread(ratios, 3), target: '<= 1.10', met: spread(ratios).median <= 1.1 });
+rows.push({ measure: 'MCP tool-call overhead: ours / bare, client-process CPU per round', value: formatSpread(cpuRatios, 3) });
 fs.rmSync(home, { recursive: true, force: true });
-const width = Math.max(...rows.map(([k]) => k.length));
-console.log(`| ${'measure'.padEnd(width)} | value |`);
-console.log(`|${'-'.repeat(width + 2)}|-------|`);
-for (const [k, v] of rows) console.log(`| ${k.padEnd(width)} | ${v} |`);
+report('MCP layer (bench-mcp)', rows, args);
 
 async function timeCalls(fn: () => Promise<unknown>, count: number): Promise<number> {
   const started = performance.now();
@@ -100,7 +99,3 @@ function cpuMs(usage: NodeJS.CpuUsage): number {
   return (usage.user + usage.system) / 1000;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}

@@ -1,10 +1,15 @@
 // Scheduler benchmark. Usage (after npm run build; --expose-gc makes the heap figure meaningful):
-//   PATH=$PWD/node_modules/.bin:$PATH NODE_OPTIONS=--expose-gc npx tsx scripts/bench-scheduler.ts
+//   PATH=$PWD/node_modules/.bin:$PATH NODE_OPTIONS=--expose-gc npx tsx scripts/bench-scheduler.ts [--smoke] [--json FILE]
 // 1) 1000 `every 1m` jobs registered: memory and idle CPU of the scheduler loop.
-// 2) 50 jobs due in the same minute (`* * * * *`), dry-run model, local delivery: lateness of each fire.
+// 2) 50 jobs due in the same minute (`* * * * *`), dry-run model, local delivery: lateness of each fire
+//    (left out by --smoke: it waits for the next minute).
 import { silenceSqliteExperimentalWarning } from '../source/infra/quiet-sqlite-warning.js';
 
 silenceSqliteExperimentalWarning();
+const { benchArgs, report } = await import('./bench-lib.js');
+const args = benchArgs();
+const jobCount = args.number('jobs', 1000, 100);
+const idleMs = args.number('idle-ms', 10_000, 1_000);
 
 const fs = await import('node:fs');
 const os = await import('node:os');
@@ -42,13 +47,13 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const rows: Array<[string, string]> = [];
 
-// 1) 1000 registered jobs
+// 1) registered jobs
 {
   global.gc?.();
   const before = process.memoryUsage();
   const { scheduler, store } = setup();
   const createStart = performance.now();
-  for (let i = 0; i < 1000; i++) {
+  for (let i = 0; i < jobCount; i++) {
     const result = scheduler.commands.create({ schedule: 'every 1m', prompt: `job ${i}` }, { origin: 'cli', defaultDeliver: 'local', baseDir: '/' });
     if (!result.ok) throw new Error(result.reason);
   }
@@ -56,21 +61,20 @@ const rows: Array<[string, string]> = [];
   scheduler.start();
   global.gc?.();
   const after = process.memoryUsage();
-  const idleMs = 10_000;
   const cpuBefore = process.cpuUsage();
   const wallBefore = performance.now();
-  await sleep(idleMs); // no job is due for 60 s: this is the idle loop (poll every 500 ms)
+  await sleep(idleMs); // no job is due for 60 s: this is the idle loop
   const cpu = process.cpuUsage(cpuBefore);
   const wall = performance.now() - wallBefore;
   await scheduler.stop();
   store.close();
-  rows.push(['1000 x every 1m: create (store + croner)', `${createMs.toFixed(0)} ms total, ${(createMs / 1000).toFixed(2)} ms per job`]);
-  rows.push(['1000 x every 1m: RSS / heap growth', `${mb(after.rss - before.rss)} / ${mb(after.heapUsed - before.heapUsed)} (RSS now ${mb(after.rss)})`]);
-  rows.push(['1000 x every 1m: idle CPU over 10 s', `${(((cpu.user + cpu.system) / 1000 / wall) * 100).toFixed(2)} % of one core (${((cpu.user + cpu.system) / 1000).toFixed(0)} ms CPU)`]);
+  rows.push([`${jobCount} x every 1m: create (store + croner)`, `${createMs.toFixed(0)} ms total, ${(createMs / jobCount).toFixed(2)} ms per job`]);
+  rows.push([`${jobCount} x every 1m: RSS / heap growth`, `${mb(after.rss - before.rss)} / ${mb(after.heapUsed - before.heapUsed)} (RSS now ${mb(after.rss)})`]);
+  rows.push([`${jobCount} x every 1m: idle CPU over ${idleMs / 1000} s`, `${(((cpu.user + cpu.system) / 1000 / wall) * 100).toFixed(2)} % of one core (${((cpu.user + cpu.system) / 1000).toFixed(0)} ms CPU)`]);
 }
 
 // 2) 50 jobs due in the same minute
-{
+if (!args.smoke) {
   const { scheduler, store } = setup();
   for (let i = 0; i < 50; i++) {
     const result = scheduler.commands.create({ schedule: '* * * * *', prompt: `minute job ${i}` }, { origin: 'cli', defaultDeliver: 'local', baseDir: '/' });
@@ -97,8 +101,4 @@ const rows: Array<[string, string]> = [];
 }
 
 for (const root of temps) fs.rmSync(root, { recursive: true, force: true });
-const width = Math.max(...rows.map(([name]) => name.length));
-console.log(`Scheduler benchmark (node ${process.version}, ${os.cpus().length} CPUs, dry-run model, local delivery)\n`);
-console.log(`${'measure'.padEnd(width)}  result`);
-console.log(`${'-'.repeat(width)}  ${'-'.repeat(40)}`);
-for (const [name, value] of rows) console.log(`${name.padEnd(width)}  ${value}`);
+report('Scheduler (bench-scheduler): dry-run model, local delivery', rows.map(([measure, value]) => ({ measure: `scheduler: ${measure}`, value })), args);

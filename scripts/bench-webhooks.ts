@@ -1,41 +1,34 @@
-// Webhook intake benchmark: the real listener (built gateway core from dist/, dry-run model, `log`
-// target, rate limit raised) against a bare Fastify server that only verifies the HMAC and answers
-// 202 (the floor). Each server runs in its own plain Node child process (no TypeScript loader), so
-// its peak RSS (VmHWM, Linux) is its own.
-// Usage: npm run -s build && npx tsx scripts/bench-webhooks.ts [--duration 10] [--connections 50]
+// Webhook intake benchmark. The listener is the built `switchboard gateway` (headless, as operators
+// run it: event journal, read model, readable stderr lines, dry-run model, `log` target, rate limit
+// raised); the floor is a bare Fastify server in its own plain Node process that only verifies the
+// HMAC and answers 202. Phases:
+//  1. intake rounds, alternating floor, listener, floor, ... (a fresh listener each round, so no
+//     round inherits another's backlog): accepted req/s at full load over `--connections`, and the
+//     listener/floor ratio per round; reported as the median with min and max;
+//  2. with `--load N`: the same rounds again while N worker threads of this process spin (a busy machine);
+//  3. 500 req/s for `--fixed-duration` s: the listener's p50/p99 latency;
+//  4. memory: a listener with `--mcp-servers` stdio MCP servers (test/fixtures/mcp/fixture-server.mjs)
+//     connected: RSS once idle, then its peak (VmHWM) during 500 req/s.
+// Usage: npm run -s build && npx tsx scripts/bench-webhooks.ts [--rounds 5] [--duration 5] [--connections 50]
+//   [--load 2] [--fixed-duration 10] [--mcp-servers 10] [--cpu-prof DIR] [--smoke] [--json FILE]
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
+import {
+  BENCH_SECRET, benchArgs, benchConfig, benchRequests, formatSpread, peakRssMb, report, repoRoot, requireBuild, rssMb, spread, startGatewayProcess, waitFor, type BenchRow,
+} from './bench-lib.js';
 
-const root = new URL('../', import.meta.url);
-const SECRET = 'bench-secret-0123456789abcdef';
-const BODY = JSON.stringify({ action: 'opened', number: 42, repository: { full_name: 'octo/bench' }, pull_request: { title: 'Benchmark', user: { login: 'octocat' } } });
-const SIGNATURE = `sha256=${createHmac('sha256', SECRET).update(BODY).digest('hex')}`;
-
-/** The real gateway core, as `switchboard gateway` builds it, on 127.0.0.1 with an ephemeral port. */
-const gatewayChild = `
-import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path';
-const dist = ${JSON.stringify(new URL('dist/', root).href)};
-const { homeLayout } = await import(dist + 'config/home.js');
-const { defaultConfig } = await import(dist + 'config/default-config.js');
-const { resolveConfig } = await import(dist + 'config/load.js');
-const { createGateway } = await import(dist + 'gateway/gateway.js');
-const { createLogger } = await import(dist + 'infra/logger.js');
-const { openStore } = await import(dist + 'store/database.js');
-const home = homeLayout(fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-')));
-const file = defaultConfig();
-file.platforms.webhook.extra = { host: '127.0.0.1', port: 0, rate_limit: 1000000000, routes: { bench: {
-  secret: ${JSON.stringify(SECRET)}, events: ['pull_request'], prompt: 'PR #{number} {pull_request.title} by {pull_request.user.login}', deliver: 'log' } } };
-const config = resolveConfig(file, home, {});
-const { logger } = createLogger({ file: home.gatewayLog, level: 'info', mode: 'quiet' });
-const gateway = createGateway({ config, store: openStore(home.stateDb), logger });
-await gateway.start();
-process.on('message', () => process.send(gateway.webhooks.counts()));
-process.stdout.write('HOME ' + home.root + '\\n');
-process.stdout.write('URL ' + gateway.snapshot().webhook.url + '/webhooks/bench\\n');
-`;
+const args = benchArgs();
+const rounds = args.number('rounds', 5, 1);
+const duration = args.number('duration', 5, 1);
+const connections = args.number('connections', 50, 10);
+const busyWorkers = args.number('load', 0);
+const fixedDuration = args.number('fixed-duration', 10, 1);
+const mcpServers = args.number('mcp-servers', 10, 2);
+const rate = args.number('rate', 500);
+const profileDir = args.text('cpu-prof');
+requireBuild();
 
 /** The floor: raw body, HMAC check with timingSafeEqual, 202. Nothing else. */
 const floorChild = `
@@ -47,121 +40,124 @@ app.register(async (scope) => {
   scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   scope.post('/webhooks/:name', async (request, reply) => {
     const given = Buffer.from(String(request.headers['x-hub-signature-256'] ?? ''));
-    const expected = Buffer.from('sha256=' + createHmac('sha256', ${JSON.stringify(SECRET)}).update(request.body).digest('hex'));
+    const expected = Buffer.from('sha256=' + createHmac('sha256', ${JSON.stringify(BENCH_SECRET)}).update(request.body).digest('hex'));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return reply.code(401).send({ error: 'Invalid signature' });
     return reply.code(202).send({ status: 'accepted' });
   });
 });
 await app.listen({ host: '127.0.0.1', port: 0 });
-process.on('message', () => process.send({}));
-process.stdout.write('URL http://127.0.0.1:' + app.server.address().port + '/webhooks/bench\\n');
+process.stdout.write('URL http://127.0.0.1:' + app.server.address().port + '\\n');
 `;
 
-/** Peak resident set of a child process (Linux VmHWM), in MB. */
-function peakRssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
-}
-
-function startServer(code: string): Promise<{ child: ChildProcess; url: string; home?: string }> {
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', code], { cwd: root, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+function startFloor(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', floorChild], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk;
       const url = /^URL (\S+)$/m.exec(out)?.[1];
-      if (url) resolve({ child, url, home: /^HOME (\S+)$/m.exec(out)?.[1] });
+      if (url) resolve({ child, url });
     });
-    child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening`)));
+    child.once('exit', (code) => reject(new Error(`the floor server exited (${code}) before listening`)));
   });
 }
 
-function backlog(child: ChildProcess): Promise<Record<string, number>> {
-  return new Promise((resolve) => {
-    child.once('message', (message) => resolve(message as Record<string, number>));
-    child.send('counts');
-  });
+const load = (url: string, options: { duration: number; connections: number; overallRate?: number }) =>
+  autocannon({ url: `${url}/webhooks/bench`, duration: options.duration, connections: options.connections, ...(options.overallRate ? { overallRate: options.overallRate } : {}), requests: benchRequests() });
+const accepted = (result: autocannon.Result, seconds: number) => (result.statusCodeStats?.['202']?.count ?? 0) / seconds;
+
+/** `count` threads that spin until terminated: a machine busy with other work. */
+function busy(count: number): Worker[] {
+  return Array.from({ length: count }, () => new Worker('for (;;) {}', { eval: true }));
+}
+
+/** Alternating rounds: floor then a fresh listener; accepted req/s of each and their ratio. */
+async function intakeRounds(label: string): Promise<BenchRow[]> {
+  const floor = await startFloor();
+  const floorRates: number[] = [];
+  const listenerRates: number[] = [];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      await load(floor.url, { duration: 1, connections: 10 }); // warm-up
+      floorRates.push(accepted(await load(floor.url, { duration, connections }), duration));
+      const listener = await startGatewayProcess(benchConfig(), profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []);
+      try {
+        await load(listener.url, { duration: 1, connections: 10 });
+        listenerRates.push(accepted(await load(listener.url, { duration, connections }), duration));
+      } finally {
+        await listener.stop({ kill: !profileDir }); // its backlog is nobody's concern; a profile needs a clean exit
+      }
+      process.stderr.write(`${label} round ${round + 1}: floor ${floorRates.at(-1)!.toFixed(0)}, listener ${listenerRates.at(-1)!.toFixed(0)} req/s\n`);
+    }
+  } finally {
+    floor.child.kill('SIGKILL');
+  }
+  const ratios = listenerRates.map((rate, index) => (rate / floorRates[index]!) * 100);
+  return [
+    { measure: `intake${label}: listener / floor accepted req/s, % (${connections} connections, ${duration} s rounds)`, value: formatSpread(ratios, 1, '%'), target: '>= 70%', met: spread(ratios).median >= 70 },
+    { measure: `intake${label}: floor accepted req/s`, value: formatSpread(floorRates) },
+    { measure: `intake${label}: listener accepted req/s`, value: formatSpread(listenerRates) },
+  ];
+}
+
+/** A listener at `rate` req/s after a warm-up whose runs are finished first: the steady state's latency. */
+async function fixedRate(): Promise<BenchRow[]> {
+  const listener = await startGatewayProcess(benchConfig());
+  try {
+    await load(listener.url, { duration: 1, connections: 10 });
+    await drained(listener.call);
+    const result = await load(listener.url, { duration: fixedDuration, connections: 10, overallRate: rate });
+    return [{ measure: `listener at ${rate} req/s for ${fixedDuration} s: accepted req/s, p50 / p99 latency ms`, value: `${accepted(result, fixedDuration).toFixed(0)}, ${result.latency.p50} / ${result.latency.p99}` }];
+  } finally {
+    await listener.stop({ kill: true });
+  }
+}
+
+/** A listener with stdio MCP servers connected: RSS once idle, then at `rate` req/s. */
+async function memoryWithMcp(): Promise<BenchRow[]> {
+  const server = path.join(repoRoot, 'test/fixtures/mcp/fixture-server.mjs');
+  const servers = Object.fromEntries(Array.from({ length: mcpServers }, (_, index) => [`fixture${index}`, { command: process.execPath, args: [server, 'stdio'] }]));
+  const listener = await startGatewayProcess(benchConfig({ mcp_servers: servers }));
+  try {
+    await waitFor(async () => {
+      const views = (await listener.call('mcp.servers')) as Array<{ status: string }>;
+      return views.length === mcpServers && views.every((view) => view.status === 'ready') ? true : undefined;
+    }, `${mcpServers} MCP servers to be ready`, 60_000, 100);
+    await new Promise((resolve) => setTimeout(resolve, 2_000)); // settle: startup garbage, first timers
+    const idleMb = rssMb(listener.child.pid!);
+    let sampledMb = idleMb;
+    const sampler = setInterval(() => (sampledMb = Math.max(sampledMb, rssMb(listener.child.pid!))), 100);
+    try {
+      await load(listener.url, { duration: fixedDuration, connections: 10, overallRate: rate });
+    } finally {
+      clearInterval(sampler);
+    }
+    const peakMb = peakRssMb(listener.child.pid!);
+    return [
+      { measure: `gateway RSS idle, ${mcpServers} stdio MCP servers connected, MB`, value: idleMb.toFixed(0), target: '< 150', met: idleMb < 150 },
+      { measure: `gateway peak RSS (VmHWM) at ${rate} webhooks/s for ${fixedDuration} s, ${mcpServers} stdio MCP servers, MB`, value: `${peakMb.toFixed(0)} (highest sample ${sampledMb.toFixed(0)})`, target: '< 150', met: peakMb < 150 },
+    ];
+  } finally {
+    await listener.stop({ kill: true });
+  }
 }
 
 /** Waits (at most 60 s) until no accepted delivery is queued or running. */
-async function drained(child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const counts = await backlog(child);
-    if ((counts.queued ?? 0) + (counts.running ?? 0) === 0 || Date.now() > deadline) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+async function drained(call: (method: string) => Promise<unknown>): Promise<void> {
+  await waitFor(async () => {
+    const counts = ((await call('webhooks.counts')) ?? {}) as Record<string, number>;
+    return (counts.queued ?? 0) + (counts.running ?? 0) === 0 ? true : undefined;
+  }, 'the warm-up runs to finish', 60_000, 200);
 }
 
-function load(url: string, options: { duration: number; connections: number; overallRate?: number }): Promise<autocannon.Result> {
-  return autocannon({
-    url,
-    duration: options.duration,
-    connections: options.connections,
-    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
-    requests: [{
-      method: 'POST',
-      body: BODY,
-      headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-hub-signature-256': SIGNATURE },
-      // A fresh delivery id per request, so every request is a new accepted delivery (no duplicates).
-      setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, 'x-github-delivery': randomUUID() } }),
-    }],
-  });
-}
-
-interface Row { server: string; reqPerSec: number; p50: number; p99: number; fixedP50: number; fixedP99: number; fixedAccepted: number; rssMb: number; queuedAfterFixed: number; queued: number }
-
-async function measure(name: string, code: string, duration: number, connections: number): Promise<Row> {
-  const { child, url, home } = await startServer(code);
+const rows: BenchRow[] = [...(await intakeRounds(''))];
+if (busyWorkers > 0) {
+  const workers = busy(busyWorkers);
   try {
-    await load(url, { duration: 2, connections: 10 }); // warm-up
-    // The fixed-rate phase measures the steady state, where runs keep pace with arrivals: the
-    // warm-up's few thousand runs are finished first, or the intake's p99 would be that of a queue
-    // catching up at full CPU. The full-load phase then measures intake under a growing backlog.
-    await drained(child);
-    const fixed = await load(url, { duration, connections: 10, overallRate: 500 });
-    const afterFixed = await backlog(child);
-    const full = await load(url, { duration, connections });
-    const counts = await backlog(child);
-    return {
-      server: name,
-      reqPerSec: (full.statusCodeStats?.['202']?.count ?? 0) / duration,
-      p50: full.latency.p50,
-      p99: full.latency.p99,
-      fixedP50: fixed.latency.p50,
-      fixedP99: fixed.latency.p99,
-      fixedAccepted: (fixed.statusCodeStats?.['202']?.count ?? 0) / duration,
-      rssMb: peakRssMb(child.pid!),
-      queuedAfterFixed: (afterFixed.queued ?? 0) + (afterFixed.running ?? 0),
-      queued: (counts.queued ?? 0) + (counts.running ?? 0),
-    };
+    rows.push(...(await intakeRounds(` with --load ${busyWorkers}`)));
   } finally {
-    child.kill('SIGKILL');
-    if (home) fs.rmSync(home, { recursive: true, force: true });
+    await Promise.all(workers.map((worker) => worker.terminate()));
   }
 }
-
-const args = process.argv.slice(2);
-const option = (name: string, fallback: number) => {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 ? Number(args[at + 1]) : fallback;
-};
-if (!fs.existsSync(new URL('dist/gateway/gateway.js', root))) throw new Error('dist/ is missing: run npm run -s build first');
-const duration = option('duration', 10);
-const connections = option('connections', 50);
-console.log(`Webhook intake benchmark: ${duration} s at 500 req/s (10 connections), then ${duration} s at full load (${connections} connections); ${os.cpus().length} CPUs, Node ${process.version}, load average ${os.loadavg()[0]!.toFixed(1)}`);
-const floor = await measure('bare Fastify + HMAC (floor)', floorChild, duration, connections);
-const gateway = await measure('switchboard listener', gatewayChild, duration, connections);
-console.table([gateway, floor].map((row) => ({
-  server: row.server,
-  'accepted req/s': Math.round(row.reqPerSec),
-  'p50 ms': row.p50,
-  'p99 ms': row.p99,
-  '@500/s accepted': Math.round(row.fixedAccepted),
-  '@500/s p50 ms': row.fixedP50,
-  '@500/s p99 ms': row.fixedP99,
-  'peak RSS MB': Math.round(row.rssMb),
-})));
-console.log(`Listener/floor: ${((gateway.reqPerSec / floor.reqPerSec) * 100).toFixed(1)}% of the floor's accepted req/s (target >= 50%)`);
-console.log(`Listener at 500 req/s: p99 ${gateway.fixedP99} ms (target < 10 ms); peak RSS ${Math.round(gateway.rssMb)} MB (target < 150 MB)`);
-console.log(`Runs not finished when the 500 req/s run ended: ${gateway.queuedAfterFixed}; when the full-load run ended: ${gateway.queued} (the 202 never waits for a run)`);
+rows.push(...(await fixedRate()), ...(await memoryWithMcp()));
+report('Webhook intake (bench-webhooks)', rows, args);

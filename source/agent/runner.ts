@@ -1,12 +1,13 @@
 import { PER_DELIVERY } from '../infra/log-ring.js';
 import { randomUUID } from 'node:crypto';
-import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
+import type { LanguageModel } from 'ai';
 import type { Logger } from 'pino';
 import type { GatewayEvents } from '../gateway/events.js';
 import type { Store } from '../store/database.js';
 import { createRunStore } from '../store/runs.js';
 import type { ResolvedAgent } from './model-config.js';
 import { describeModelError } from './model-errors.js';
+import { modelStep, providerTools, type ModelPrompt, type ProviderModel } from './model-step.js';
 import { createLanguageModel } from './providers.js';
 import { loadSkills } from './skills.js';
 import { buildSystemPrompt, dryRunAnswer } from './system-prompt.js';
@@ -82,8 +83,8 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
   }): Promise<'answered' | 'max_steps'> {
     const { state } = input;
     const ai = await import('ai');
-    const toolSet = toToolSet(ai, input.tools);
-    const messages: ModelMessage[] = [{ role: 'user', content: input.prompt }];
+    const tools = providerTools(input.tools);
+    const prompt: ModelPrompt = [{ role: 'system', content: input.systemPrompt }, { role: 'user', content: [{ type: 'text', text: input.prompt }] }];
     const context: ToolContext = {
       runId: input.runId,
       origin: input.request.origin,
@@ -93,20 +94,18 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
     while (state.steps < deps.agent.maxSteps) {
       state.steps += 1;
       input.emit({ kind: 'step.started', step: state.steps });
-      const result = await ai.generateText({ model: input.model, system: input.systemPrompt, messages, tools: toolSet, abortSignal: input.signal, maxRetries: MODEL_RETRIES });
-      state.usage.inputTokens += result.usage.inputTokens ?? 0;
-      state.usage.outputTokens += result.usage.outputTokens ?? 0;
-      state.output = result.text;
-      messages.push(...result.response.messages);
-      if (result.toolCalls.length === 0) return 'answered';
+      const step = await modelStep(ai, input.model as ProviderModel, { prompt, tools, signal: input.signal, maxRetries: MODEL_RETRIES });
+      state.usage.inputTokens += step.usage.inputTokens;
+      state.usage.outputTokens += step.usage.outputTokens;
+      state.output = step.text;
+      prompt.push(...step.messages);
+      if (step.calls.length === 0 && step.rejected.length === 0) return 'answered';
 
-      // Calls the SDK could not parse (unknown tool, arguments off-schema) already have its error
-      // answer in response.messages: record them, run the rest.
+      // Calls the model could not make (unknown tool, arguments not JSON) already have their error
+      // answer in step.messages: record them, run the rest.
       const stepAtMs = now();
-      const rejected: ToolCallRecord[] = result.content.filter((part) => part.type === 'tool-error').map((part) => ({
-        id: part.toolCallId, name: part.toolName, args: part.input, result: describeToolError(part.error), isError: true, startedAtMs: stepAtMs, finishedAtMs: stepAtMs,
-      }));
-      const calls: PendingCall[] = result.toolCalls.filter((call) => !rejected.some((r) => r.id === call.toolCallId)).map((call) => ({ id: call.toolCallId, name: call.toolName, args: call.input }));
+      const rejected: ToolCallRecord[] = step.rejected.map((call) => ({ id: call.id, name: call.name, args: call.input, result: call.error, isError: true, startedAtMs: stepAtMs, finishedAtMs: stepAtMs }));
+      const calls: PendingCall[] = step.calls.map((call) => ({ id: call.id, name: call.name, args: call.input }));
       const records = await executeToolCalls(calls, deps.tools, context, now, (call) => input.emit({ kind: 'tool.called', call: { id: call.id, name: call.name, args: call.args } }));
       for (const record of [...rejected, ...records]) {
         runs.toolCall(input.runId, state.toolCalls.length, record);
@@ -114,7 +113,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
         input.emit({ kind: 'tool.finished', call: record });
       }
       if (records.length === 0) continue;
-      messages.push({
+      prompt.push({
         role: 'tool',
         content: records.map((record) => ({
           type: 'tool-result' as const,
@@ -127,13 +126,4 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
     }
     return 'max_steps';
   }
-}
-
-/** Tool schemas for the model, without `execute`: the loop runs tools itself (ordering, approvals, records). */
-function toToolSet(ai: typeof import('ai'), tools: readonly ToolDefinition[]): ToolSet {
-  return Object.fromEntries(tools.map((definition) => [definition.name, ai.tool({ description: definition.description, inputSchema: ai.jsonSchema(definition.inputSchema as Parameters<typeof ai.jsonSchema>[0]) })]));
-}
-
-function describeToolError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -24,7 +24,7 @@ export async function followRun(session: OperatorSession, which: { runId?: strin
     const subscription = await session.client.subscribe<unknown, unknown>({ onSnapshot: () => {}, onEvent: (event) => onEvent({ type: event.type, data: event.data } as GatewayEvent) });
     return () => subscription.unsubscribe();
   }
-  const events = session.local.gateway().events;
+  const { events } = await session.local.gateway();
   const progressed = (data: { runId: string; origin: string; event: RunEvent }) => onEvent({ type: 'run.progressed', data });
   const requested = (record: ApprovalRecord) => onEvent({ type: 'approval.requested', data: record });
   const resolved = (record: ApprovalRecord) => onEvent({ type: 'approval.resolved', data: record });

@@ -1,5 +1,9 @@
 #!/usr/bin/env node
+import module from 'node:module';
 import { silenceSqliteExperimentalWarning } from '../infra/quiet-sqlite-warning.js';
+
+// Node keeps the compiled code of the modules it loads (in the OS temp folder) for the next start.
+module.enableCompileCache?.();
 
 // Before anything loads node:sqlite; the rest of the CLI is imported afterwards on purpose.
 silenceSqliteExperimentalWarning();
@@ -12,5 +16,12 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
   process.exit(process.exitCode ?? 0);
 });
-const { runCli } = await import('./program.js');
-process.exitCode = await runCli(process.argv.slice(2));
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+  // Answered before the command tree loads (what commander would print for it).
+  const { version } = await import('./version.js');
+  process.stdout.write(`${version}\n`);
+} else {
+  const { runCli } = await import('./program.js');
+  process.exitCode = await runCli(argv);
+}

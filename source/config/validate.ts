@@ -1,5 +1,5 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { loadSchema } from './schema.js';
+import type { ErrorObject } from 'ajv';
+import * as generated from './config-validator.generated.js';
 import { closest } from './suggest.js';
 import { slugify } from '../infra/slug.js';
 import { formatKeyPath, pointerToSegments } from './key-path.js';
@@ -11,28 +11,24 @@ export interface ConfigIssue {
   reason: string;
 }
 
-let ajv: Ajv2020 | undefined;
+type ValidateFunction = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
-function compiled(ref = ''): ValidateFunction {
-  if (!ajv) {
-    ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false });
-    ajv.addSchema(loadSchema(), 'config');
-  }
-  const validate = ajv.getSchema(`config${ref}`);
-  if (!validate) throw new Error(`config.schema.json has no ${ref}`);
-  return validate;
-}
+/**
+ * config.schema.json compiled ahead of time (scripts/gen-config-validator.ts, run by `npm run
+ * build`): compiling it here cost every command about 150 ms.
+ */
+const compiled = generated as unknown as Record<'config' | 'route' | 'mcp_server' | 'job', ValidateFunction>;
 
 /** Every schema and semantic problem at once, in document order. An empty list means valid. */
 export function validateConfig(config: unknown): ConfigIssue[] {
-  const validate = compiled();
+  const validate = compiled.config;
   const issues = validate(config) ? [] : describe(validate.errors ?? []);
   return [...issues, ...semanticIssues(config)];
 }
 
 /** Compiles a `$defs` entry (route, mcp_server, job) for validating one piece on its own. */
 export function validateDefinition(name: 'route' | 'mcp_server' | 'job', value: unknown, at: string[] = []): ConfigIssue[] {
-  const validate = compiled(`#/$defs/${name}`);
+  const validate = compiled[name];
   return validate(value) ? [] : describe(validate.errors ?? [], at);
 }
 

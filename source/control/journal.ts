@@ -9,6 +9,13 @@ export interface EventJournalOptions {
   /** Identifies this gateway start; a cursor from another epoch never resumes. Default: a random UUID. */
   epoch?: string;
   now?: () => number;
+  /**
+   * `always` (default): every event is kept. `once-listened`: events are numbered from the start but
+   * kept only from the first listener on. Until someone subscribes, no client can hold a cursor to
+   * resume from, so a headless gateway nobody attached to keeps nothing (under a webhook flood the
+   * ring held about 10 MB of run results and log lines that nothing would ever read).
+   */
+  retain?: 'always' | 'once-listened';
 }
 
 export type JournalListener = (event: ControlEvent) => void;
@@ -37,6 +44,8 @@ export function createEventJournal(options: EventJournalOptions = {}): EventJour
   const ring: ControlEvent[] = new Array<ControlEvent>(capacity);
   const listeners = new Set<JournalListener>();
   let last = 0;
+  /** The seq of the first event kept: 1, or the next one when the first listener came. */
+  let keptFrom = options.retain === 'once-listened' ? Number.POSITIVE_INFINITY : 1;
 
   return {
     epoch,
@@ -46,18 +55,20 @@ export function createEventJournal(options: EventJournalOptions = {}): EventJour
     append(type, data) {
       last += 1;
       const event = { seq: last, type, data, atMs: now() };
-      ring[last % capacity] = event;
+      if (last >= keptFrom) ring[last % capacity] = event;
       for (const listener of listeners) listener(event);
       return event;
     },
     since(seq, askedEpoch) {
       if (askedEpoch !== undefined && askedEpoch !== epoch) return undefined;
       if (!Number.isInteger(seq) || seq < 0 || seq > last || last - seq > capacity) return undefined;
+      if (seq < last && seq + 1 < keptFrom) return undefined; // from before anything was kept
       const events: ControlEvent[] = [];
       for (let next = seq + 1; next <= last; next += 1) events.push(ring[next % capacity]!);
       return events;
     },
     listen(listener) {
+      keptFrom = Math.min(keptFrom, last + 1);
       listeners.add(listener);
       return () => listeners.delete(listener);
     },

@@ -13,10 +13,8 @@ import { describeSubject } from '../delivery/log-target.js';
 import { reapOrphans } from '../infra/child-records.js';
 import { createMcpComponent, type McpCommands, type McpSnapshot } from '../mcp/gateway-component.js';
 import { createCronjobTool } from '../scheduler/cronjob-tool.js';
-import { jobDeliverCheck } from '../scheduler/deliver-check.js';
-import { createPreRunWorkers } from '../scheduler/pre-run-workers.js';
-import { resolveCron } from '../scheduler/resolve-cron.js';
-import { createJobsCore, createScheduler, type JobsCore, type SchedulerSnapshot } from '../scheduler/scheduler.js';
+import { createJobsDomain } from '../scheduler/jobs-domain.js';
+import type { JobsCore, SchedulerSnapshot } from '../scheduler/scheduler.js';
 import { createAuditLog } from '../store/audit.js';
 import { createRunStore, type RunRow } from '../store/runs.js';
 import { startCheckpointer, type Checkpointer } from '../store/checkpointer.js';
@@ -178,11 +176,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     isStaticRoute: (name: string) => platform.routeNames().static.includes(name),
   });
   const disabled = <T>(): SubscriptionResult<T> => ({ ok: false, reason: webhookDisabled, error: new ConfigError('WEBHOOK_DISABLED', webhookDisabled) });
-  const cron = resolveCron(config);
-  const scheduler = createScheduler({
-    store: deps.store, logger, events, now, timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs,
-    runAgent, deliver: deliveries.deliver, preRun: createPreRunWorkers({ logger, childrenDir: config.home.childrenDir }), checkDeliver: jobDeliverCheck(config.values),
-  });
+  const { cron, scheduler, jobs } = createJobsDomain({ config, store: deps.store, logger, events, now, runAgent, deliver: deliveries.deliver });
   agentStack.tools.register(createCronjobTool({ scheduler, timezone: cron.timezone, scriptsDir: cron.scriptsDir }));
 
   let status: GatewayStatus = 'idle';
@@ -310,7 +304,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         await mcp.component.stop();
       },
     },
-    jobs: createJobsCore(scheduler, cron.scriptsDir, cron.timezone),
+    jobs,
     async start() {
       if (status !== 'idle') throw new Error(`Gateway cannot start from status ${status}`);
       status = 'starting';

@@ -1,13 +1,19 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import Conf from 'conf';
+import type Conf from 'conf';
 import { ConfigError } from '../config/errors.js';
 
 /** config.json holds secrets: owner-only. */
 const CONFIG_FILE_MODE = 0o600;
 
+/**
+ * conf (with Ajv, semver and atomically: about 140 ms) is loaded by the first write only: every
+ * command reads config.json, few write it. Node 22 loads this ES module synchronously with require().
+ */
 function open(configFile: string): Conf<Record<string, unknown>> {
-  return new Conf<Record<string, unknown>>({
+  const { default: ConfClass } = createRequire(import.meta.url)('conf') as { default: typeof Conf };
+  return new ConfClass<Record<string, unknown>>({
     cwd: path.dirname(configFile),
     configName: path.basename(configFile, '.json'),
     configFileMode: CONFIG_FILE_MODE,
@@ -17,10 +23,16 @@ function open(configFile: string): Conf<Record<string, unknown>> {
   });
 }
 
-/** The file's contents, or undefined when it does not exist yet. */
+/** The file's contents, or undefined when it does not exist yet (read as conf reads it, without loading conf). */
 export function readConfigFile(configFile: string): Record<string, unknown> | undefined {
-  if (!fs.existsSync(configFile)) return undefined;
-  return open(configFile).store;
+  let text: string;
+  try {
+    text = fs.readFileSync(configFile, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return Object.assign(Object.create(null) as Record<string, unknown>, parseConfigText(text, configFile)); // as conf hands it out
 }
 
 /** Atomic whole-file write through conf (it writes a temp file and renames). */

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import pino, { type Logger } from 'pino';
-import type PinoPretty from 'pino-pretty';
+import type { Logger } from 'pino';
+import type Pino from 'pino';
 import { maskSecrets } from '../config/mask.js';
+import { createReadableLines } from './readable-lines.js';
 import type { LogLevel } from '../config/load.js';
 
 export type { Logger };
@@ -15,7 +15,7 @@ export interface LoggerOptions {
   /** headless: also readable lines on stderr. console: the file only (Ink owns the terminal). */
   mode: 'headless' | 'console' | 'quiet';
   /** Extra sink, e.g. the console's in-memory log ring. */
-  sink?: Writable;
+  sink?: Pino.DestinationStream;
 }
 
 export interface ManagedLogger {
@@ -28,19 +28,15 @@ export interface ManagedLogger {
 
 /** pino to logs/gateway.log as JSON lines, with every secret-named field masked before it is written. */
 export function createLogger(options: LoggerOptions): ManagedLogger {
+  // Required here, not imported: a command that builds no logger never loads pino (about 40 ms).
+  const pino = createRequire(import.meta.url)('pino') as typeof Pino;
   fs.mkdirSync(path.dirname(options.file), { recursive: true, mode: 0o700 });
   const file = pino.destination({ dest: options.file, sync: false, mkdir: true });
-  const streams: pino.StreamEntry[] = [{ stream: file, level: options.level }];
-  if (options.mode === 'headless') {
-    // Loaded only here (CommonJS, so synchronously): the console and quiet modes never need it.
-    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
-    streams.push({
-      level: options.level === 'trace' || options.level === 'debug' ? options.level : 'info',
-      stream: pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' }),
-    });
-  }
+  const streams: Pino.StreamEntry[] = [{ stream: file, level: options.level }];
+  const readable = options.mode === 'headless' ? createReadableLines(pino, { fd: 2, colorize: process.stderr.isTTY === true }) : undefined;
+  if (readable) streams.push({ level: options.level === 'trace' || options.level === 'debug' ? options.level : 'info', stream: readable });
   if (options.sink) streams.push({ stream: options.sink, level: options.level });
-  const settings: pino.LoggerOptions = {
+  const settings: Pino.LoggerOptions = {
     level: options.level,
     base: { pid: process.pid },
     formatters: { log: (object) => maskSecrets(object) },
@@ -54,10 +50,12 @@ export function createLogger(options: LoggerOptions): ManagedLogger {
     // otherwise fail the late open), then write out what is buffered.
     close: () => new Promise<void>((resolve) => {
       const flush = () => {
-        try {
-          file.flushSync();
-        } catch {
-          // nothing buffered, or already closed
+        for (const stream of [file, readable]) {
+          try {
+            stream?.flushSync();
+          } catch {
+            // nothing buffered, or already closed
+          }
         }
         resolve();
       };

@@ -25,10 +25,11 @@ export interface ApprovalOperations {
 const listHint = 'See the pending ones: switchboard approvals list';
 
 export function createApprovalOperations(core: OperationsCore): ApprovalOperations {
-  const queue = () => core.gateway().approvals;
-  const find = (params: Params, method: string): ApprovalRecord => {
+  type Queue = Awaited<ReturnType<OperationsCore['gateway']>>['approvals'];
+  const queue = async (): Promise<Queue> => (await core.gateway()).approvals;
+  const find = (approvals: Queue, params: Params, method: string): ApprovalRecord => {
     const ref = text(params, 'id', method);
-    const found = queue().find(ref);
+    const found = approvals.find(ref);
     if (found === 'ambiguous') throw new OperatorError('invalid', `"${ref}" matches more than one approval`, 'Type more characters of the id (switchboard approvals list).');
     if (!found) throw new OperatorError('not_found', `No approval with id "${ref}"`, listHint);
     if (found.status !== 'pending') {
@@ -36,8 +37,8 @@ export function createApprovalOperations(core: OperationsCore): ApprovalOperatio
     }
     return found;
   };
-  const settled = (record: ApprovalRecord, made: boolean): ApprovalRecord => {
-    const now = queue().find(record.id);
+  const settled = (approvals: Queue, record: ApprovalRecord, made: boolean): ApprovalRecord => {
+    const now = approvals.find(record.id);
     if (!made || now === undefined || now === 'ambiguous') {
       throw new OperatorError('conflict', `Approval ${record.id} was decided by someone else a moment ago`, 'Nothing was changed.');
     }
@@ -46,38 +47,42 @@ export function createApprovalOperations(core: OperationsCore): ApprovalOperatio
 
   return {
     async list(params: Params) {
-      return optionalFlag(params, 'all', 'approvals.list') ? queue().recent(50) : queue().pending();
+      const approvals = await queue();
+      return optionalFlag(params, 'all', 'approvals.list') ? approvals.recent(50) : approvals.pending();
     },
     async decide(params: Params) {
-      const record = find(params, 'approvals.decide');
+      const approvals = await queue();
+      const record = find(approvals, params, 'approvals.decide');
       const decision = params.decision;
       if (decision !== 'approve' && decision !== 'deny') throw new OperatorError('invalid', 'approvals.decide: "decision" must be "approve" or "deny"');
       const reason = optionalText(params, 'reason', 'approvals.decide');
       const by = optionalText(params, 'by', 'approvals.decide') ?? 'operator';
       if (record.form && decision === 'approve') throw new OperatorError('invalid', `Approval ${record.id} is a form from ${record.server ?? record.origin}: answer it with values`, 'In the console, fill in the form; elsewhere, deny it.');
-      const made = queue().resolve(record.id, decision === 'approve' ? 'approved' : 'denied', { ...(reason ? { reason } : {}), by });
-      return settled(record, made);
+      const made = approvals.resolve(record.id, decision === 'approve' ? 'approved' : 'denied', { ...(reason ? { reason } : {}), by });
+      return settled(approvals, record, made);
     },
     async approveForSession(params: Params) {
-      const record = find(params, 'approvals.approveForSession');
+      const approvals = await queue();
+      const record = find(approvals, params, 'approvals.approveForSession');
       if (record.form) throw new OperatorError('invalid', `Approval ${record.id} is a form, not a tool call: it cannot be approved for the session`);
-      const granted = queue().approveForSession(record.id, optionalText(params, 'by', 'approvals.approveForSession') ?? 'operator');
-      return { record: settled(record, granted !== false), released: granted === false ? 0 : granted.released };
+      const granted = approvals.approveForSession(record.id, optionalText(params, 'by', 'approvals.approveForSession') ?? 'operator');
+      return { record: settled(approvals, record, granted !== false), released: granted === false ? 0 : granted.released };
     },
     async grants() {
-      return queue().grants();
+      return (await queue()).grants();
     },
     async revokeGrant(params: Params) {
       const grant = { tool: text(params, 'tool', 'approvals.revokeGrant'), server: optionalText(params, 'server', 'approvals.revokeGrant') ?? null };
-      if (!queue().revokeGrant(grant)) throw new OperatorError('not_found', `No session grant for ${grant.server ? `${grant.server} / ` : ''}${grant.tool}`, 'See the grants in the console\'s Approvals pane.');
+      if (!(await queue()).revokeGrant(grant)) throw new OperatorError('not_found', `No session grant for ${grant.server ? `${grant.server} / ` : ''}${grant.tool}`, 'See the grants in the console\'s Approvals pane.');
       return grant;
     },
     async answer(params: Params) {
-      const record = find(params, 'approvals.answer');
-      if (optionalFlag(params, 'decline', 'approvals.answer')) return settled(record, queue().resolve(record.id, 'denied', { reason: 'declined by the operator' }));
+      const approvals = await queue();
+      const record = find(approvals, params, 'approvals.answer');
+      if (optionalFlag(params, 'decline', 'approvals.answer')) return settled(approvals, record, approvals.resolve(record.id, 'denied', { reason: 'declined by the operator' }));
       const values = params.values;
       if (values === null || typeof values !== 'object' || Array.isArray(values)) throw new OperatorError('invalid', 'approvals.answer: "values" must be an object');
-      return settled(record, queue().resolve(record.id, 'approved', { values: values as Record<string, unknown> }));
+      return settled(approvals, record, approvals.resolve(record.id, 'approved', { values: values as Record<string, unknown> }));
     },
   } satisfies Implementation<ApprovalOperations> as unknown as ApprovalOperations;
 }

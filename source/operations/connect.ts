@@ -53,7 +53,7 @@ export async function openSession(home: HomeLayout, options: SessionOptions): Pr
   const common = { reconnect: options.reconnect ?? false, ...(options.onStatus ? { onStatus: options.onStatus } : {}) };
   if (options.connect) return attachToGateway({ url: options.connect.url, ...(options.connect.token ? { token: options.connect.token } : {}), ...common });
   if (await runningGatewayOn(home)) return attachToGateway({ socketPath: home.controlSocket, ...common });
-  // Loaded only here: an attached console or a CLI call through the gateway never loads the core.
+  // Loaded only when no gateway answers: a command that reaches one never loads the local core.
   const { createLocalOperations } = await import('./local.js');
   const local = createLocalOperations(home, { version: options.version, ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}) });
   return { where: 'local', operations: local.operations, local, close: () => local.close() };

@@ -16,22 +16,22 @@ export interface DeliveryOperations {
 }
 
 export function createDeliveryOperations(core: OperationsCore): DeliveryOperations {
-  const history = () => {
-    const store = core.gateway().deliveries.history;
+  const history = async () => {
+    const store = (await core.gateway()).deliveries.history;
     if (!store) throw new OperatorError('unavailable', 'Delivery history is not recorded in this process');
     return store;
   };
   return {
     async list(params: Params) {
-      const rows = history().recent({ failedOnly: optionalFlag(params, 'failed', 'deliveries.list'), limit: optionalCount(params, 'limit', 'deliveries.list', 50) });
+      const rows = (await history()).recent({ failedOnly: optionalFlag(params, 'failed', 'deliveries.list'), limit: optionalCount(params, 'limit', 'deliveries.list', 50) });
       return rows.map(({ output: _output, ...row }) => ({ ...row, title: describeSubject(row) }));
     },
     async retry(params: Params) {
       const ref = text(params, 'id', 'deliveries.retry');
-      const found = history().find(ref);
+      const found = (await history()).find(ref);
       if (found === 'ambiguous') throw new OperatorError('invalid', `"${ref}" matches more than one delivery`, 'Type more characters of the id (switchboard deliveries list).');
       if (!found) throw new OperatorError('not_found', `No delivery with id "${ref}"`, 'See them with: switchboard deliveries list --failed');
-      return core.gateway().deliveries.retry(found.id);
+      return (await core.gateway()).deliveries.retry(found.id);
     },
   } satisfies Implementation<DeliveryOperations> as unknown as DeliveryOperations;
 }

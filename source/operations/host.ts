@@ -53,7 +53,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     ...(options.mode === 'headless' ? { approvalPolicy: () => (operators() > 0 ? 'interactive' : headless) } : {}),
   });
   const activity = createReadModel(initialState(gateway));
-  const journal = createEventJournal();
+  const journal = createEventJournal({ retain: 'once-listened' });
   const record = (event: GatewayEvent) => {
     activity.apply(event);
     journal.append(event.type, event.data);
@@ -63,7 +63,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
 
   const state = (): GatewayState => ({ ...activity.state(), ...coreState(gateway) });
   const operations = createOperations({
-    home, where: 'gateway', version: options.version, gateway: () => gateway, config: () => gateway.config,
+    home, where: 'gateway', version: options.version, gateway: async () => gateway, jobs: async () => gateway.jobs, config: () => gateway.config,
   }, state);
   const hello = (): GatewayHello => {
     const snapshot = gateway.snapshot();

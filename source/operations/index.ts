@@ -35,7 +35,7 @@ export interface Operations {
 
 export type OperationName = { [D in keyof Operations]: `${D}.${keyof Operations[D] & string}` }[keyof Operations];
 
-export function createOperations(core: OperationsCore, state: () => GatewayState): Operations {
+export function createOperations(core: OperationsCore, state: () => GatewayState | Promise<GatewayState>): Operations {
   return {
     gateway: { state: async () => state() },
     jobs: createJobOperations(core),

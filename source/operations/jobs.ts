@@ -39,9 +39,9 @@ export interface JobRequestParams {
 const jobHint = 'See the jobs: switchboard cron list --all';
 
 export function createJobOperations(core: OperationsCore): JobOperations {
-  const jobs = () => core.gateway().jobs;
-  const view = (job: JobRow): JobView => ({ timezone: jobs().timezone, job });
-  const find = (params: Params, method: string) => checked(jobs().find(text(params, `job`, `jobs.${method}`)), `Cannot ${method === 'runs' ? 'list the runs of' : method} the job`, 'not_found', jobHint);
+  const jobs = () => core.jobs();
+  const view = async (job: JobRow): Promise<JobView> => ({ timezone: (await jobs()).timezone, job });
+  const find = async (params: Params, method: string) => checked((await jobs()).find(text(params, `job`, `jobs.${method}`)), `Cannot ${method === 'runs' ? 'list the runs of' : method} the job`, 'not_found', jobHint);
   const request = (params: Params, method: string): Partial<JobRequest> => ({
     schedule: optionalText(params, 'schedule', method), prompt: optionalText(params, 'prompt', method), name: optionalText(params, 'name', method),
     deliver: optionalText(params, 'deliver', method), skills: optionalTextList(params, 'skills', method), script: optionalText(params, 'script', method),
@@ -52,40 +52,47 @@ export function createJobOperations(core: OperationsCore): JobOperations {
 
   return {
     async list(params: Params) {
-      return { timezone: jobs().timezone, jobs: jobs().list({ all: optionalFlag(params, 'all', 'jobs.list') }) };
+      const domain = await jobs();
+      return { timezone: domain.timezone, jobs: domain.list({ all: optionalFlag(params, 'all', 'jobs.list') }) };
     },
     async show(params: Params) {
-      return view(find(params, 'show'));
+      return view(await find(params, 'show'));
     },
     async create(params: Params) {
       const draft = request(params, 'jobs.create');
-      const job = checked(jobs().create({ ...draft, schedule: text(params, 'schedule', 'jobs.create'), prompt: text(params, 'prompt', 'jobs.create') } as JobRequest, context(params, 'jobs.create')), 'Job not created');
+      const domain = await jobs();
+      const job = checked(domain.create({ ...draft, schedule: text(params, 'schedule', 'jobs.create'), prompt: text(params, 'prompt', 'jobs.create') } as JobRequest, context(params, 'jobs.create')), 'Job not created');
       return view(job);
     },
     async edit(params: Params) {
-      const job = find(params, 'edit');
+      const job = await find(params, 'edit');
       const changes = defined(request(params, 'jobs.edit'));
       if (Object.keys(changes).length === 0) {
         throw new OperatorError('invalid', `Nothing to change for job ${job.name}`, 'Give at least one of schedule, prompt, name, deliver, skills, script, catchUp.');
       }
-      return view(checked(jobs().edit(job.id, changes, context(params, 'jobs.edit')), `Job ${job.name} not changed`));
+      return view(checked((await jobs()).edit(job.id, changes, context(params, 'jobs.edit')), `Job ${job.name} not changed`));
     },
     async pause(params: Params) {
-      return view(checked(jobs().pause(find(params, 'pause').id), 'Cannot pause the job', 'conflict'));
+      const { id } = await find(params, 'pause');
+      return view(checked((await jobs()).pause(id), 'Cannot pause the job', 'conflict'));
     },
     async resume(params: Params) {
-      return view(checked(jobs().resume(find(params, 'resume').id), 'Cannot resume the job', 'conflict'));
+      const { id } = await find(params, 'resume');
+      return view(checked((await jobs()).resume(id), 'Cannot resume the job', 'conflict'));
     },
     async remove(params: Params) {
-      return view(checked(jobs().remove(find(params, 'remove').id), 'Cannot remove the job', 'not_found'));
+      const { id } = await find(params, 'remove');
+      return view(checked((await jobs()).remove(id), 'Cannot remove the job', 'not_found'));
     },
     async runs(params: Params) {
-      const jobId = params.job === undefined ? undefined : find(params, 'runs').id;
-      return { timezone: jobs().timezone, runs: jobs().runs(jobId, optionalCount(params, 'limit', 'jobs.runs', 20)) };
+      const jobId = params.job === undefined ? undefined : (await find(params, 'runs')).id;
+      const domain = await jobs();
+      return { timezone: domain.timezone, runs: domain.runs(jobId, optionalCount(params, 'limit', 'jobs.runs', 20)) };
     },
     async run(params: Params) {
-      const job = find(params, 'run');
-      const work = async () => checked(await jobs().runNow(job.id), `Job ${job.name} did not run`);
+      const job = await find(params, 'run');
+      // Asked for again inside the runtime: a CLI command's own process runs the job in the whole gateway.
+      const work = async () => checked(await (await jobs()).runNow(job.id), `Job ${job.name} did not run`);
       return core.withRuntime ? core.withRuntime(work) : work();
     },
     async next(params: Params) {

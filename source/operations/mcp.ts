@@ -34,24 +34,24 @@ export function createMcpOperations(core: OperationsCore): McpOperations {
 
   return {
     async servers() {
-      if (core.where === 'gateway') return core.gateway().mcp.list();
+      if (core.where === 'gateway') return (await core.gateway()).mcp.list();
       const { probeServers } = await import('./mcp-probe.js');
       return probeServers(core.home);
     },
     async reload() {
       running('reload');
-      return core.gateway().mcp.reload();
+      return (await core.gateway()).mcp.reload();
     },
     async reconnect(params: Params) {
       const server = text(params, 'server', 'mcp.reconnect');
       running(`reconnect (${server})`);
-      if (!(await core.gateway().mcp.reconnect(server))) throw new OperatorError('not_found', `No MCP server "${server}" in the running gateway`, 'See them: switchboard mcp list');
+      if (!(await (await core.gateway()).mcp.reconnect(server))) throw new OperatorError('not_found', `No MCP server "${server}" in the running gateway`, 'See them: switchboard mcp list');
       return { server };
     },
     async stderr(params: Params) {
       const server = text(params, 'server', 'mcp.stderr');
       running(`read (stderr of ${server})`);
-      return { server, lines: core.gateway().mcp.stderrTail(server, optionalCount(params, 'lines', 'mcp.stderr', 20, 1000)) };
+      return { server, lines: (await core.gateway()).mcp.stderrTail(server, optionalCount(params, 'lines', 'mcp.stderr', 20, 1000)) };
     },
     async add(params: Params) {
       const name = text(params, 'name', 'mcp.add');

@@ -22,21 +22,21 @@ export function createRunOperations(core: OperationsCore): RunOperations {
     async run(params: Params) {
       const prompt = text(params, 'prompt', 'runs.run');
       const runId = optionalText(params, 'runId', 'runs.run') ?? randomUUID();
-      if (core.where === 'gateway' && core.gateway().runs.inFlight().includes(runId)) throw new OperatorError('conflict', `A run with id ${runId} is already in flight`);
-      const work = () => core.gateway().runAgent({
+      if (core.where === 'gateway' && (await core.gateway()).runs.inFlight().includes(runId)) throw new OperatorError('conflict', `A run with id ${runId} is already in flight`);
+      const work = async () => (await core.gateway()).runAgent({
         prompt, runId, skills: optionalTextList(params, 'skills', 'runs.run') ?? [], origin: optionalText(params, 'origin', 'runs.run') ?? 'cli',
       });
       return core.withRuntime ? core.withRuntime(work) : work();
     },
     async get(params: Params) {
       const runId = text(params, 'runId', 'runs.get');
-      const record = core.gateway().runs.get(runId);
+      const record = (await core.gateway()).runs.get(runId);
       if (!record) throw new OperatorError('not_found', `No run ${runId} is recorded`);
       return record;
     },
     async cancel(params: Params) {
       const runId = text(params, 'runId', 'runs.cancel');
-      if (!core.gateway().runs.cancel(runId)) throw new OperatorError('not_found', `No run ${runId} is in flight`, 'It may have finished already; see the run history.');
+      if (!(await core.gateway()).runs.cancel(runId)) throw new OperatorError('not_found', `No run ${runId} is in flight`, 'It may have finished already; see the run history.');
       return { runId, cancelled: true };
     },
   } satisfies Implementation<RunOperations> as unknown as RunOperations;

@@ -1,4 +1,4 @@
-import { listSkills } from '../agent/skills.js';
+import type { listSkills } from '../agent/skills.js';
 import type { OperationsCore } from './core.js';
 import type { Implementation, Params } from './params.js';
 
@@ -12,6 +12,7 @@ export interface SkillOperations {
 export function createSkillOperations(core: OperationsCore): SkillOperations {
   return {
     async list(_params: Params) {
+      const { listSkills } = await import('../agent/skills.js'); // with yaml: only this operation needs it
       return { dir: core.home.skillsDir, skills: listSkills(core.home.skillsDir) };
     },
   } satisfies Implementation<SkillOperations> as unknown as SkillOperations;

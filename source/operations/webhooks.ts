@@ -37,8 +37,8 @@ const disabled = () => new OperatorError('unavailable', 'The webhook platform is
   'Enable it: switchboard config set platforms.webhook.enabled true, then restart the gateway.');
 
 export function createWebhookOperations(core: OperationsCore): WebhookOperations {
-  const webhooks = () => {
-    const platform = core.gateway().webhooks;
+  const webhooks = async () => {
+    const platform = (await core.gateway()).webhooks;
     if (!platform.enabled) throw disabled();
     return platform;
   };
@@ -47,31 +47,32 @@ export function createWebhookOperations(core: OperationsCore): WebhookOperations
       throw new OperatorError('unavailable', `No gateway is running on ${core.home.root}, so ${what} cannot happen now`, 'Start it with: switchboard gateway (or switchboard), then try again.');
     }
   };
-  const urlOf = (name: string) => webhooks().routes().find((route) => route.name === name)?.url ?? `/webhooks/${encodeURIComponent(name)}`;
+  const urlOf = async (name: string) => (await webhooks()).routes().find((route) => route.name === name)?.url ?? `/webhooks/${encodeURIComponent(name)}`;
 
   return {
     async routes(params: Params) {
       const show = optionalFlag(params, 'showSecrets', 'webhooks.routes');
-      if (!core.gateway().webhooks.enabled) return { enabled: false, routes: [] };
+      const platform = (await core.gateway()).webhooks;
+      if (!platform.enabled) return { enabled: false, routes: [] };
       return {
         enabled: true,
-        routes: webhooks().routes().map(({ secrets, insecure, ...route }) => ({
+        routes: platform.routes().map(({ secrets, insecure, ...route }) => ({
           ...route, secret: insecure ? 'INSECURE_NO_AUTH' : show ? secrets : secrets.map(() => MASK),
         })),
       };
     },
     async subscribe(params: Params) {
       const method = 'webhooks.subscribe';
-      const result = webhooks().subscribe({
+      const result = (await webhooks()).subscribe({
         name: text(params, 'name', method), events: optionalText(params, 'events', method), prompt: optionalText(params, 'prompt', method),
         skills: optionalText(params, 'skills', method), deliver: optionalText(params, 'deliver', method), deliverExtra: optionalTextList(params, 'deliverExtra', method),
         secret: optionalText(params, 'secret', method), description: optionalText(params, 'description', method),
       });
       if (!result.ok) throw new OperatorError('invalid', result.error.message, result.error.hint, result.error.details);
-      return { ...result.value, url: urlOf(result.value.subscription.name) };
+      return { ...result.value, url: await urlOf(result.value.subscription.name) };
     },
     async unsubscribe(params: Params) {
-      const result = webhooks().unsubscribe(text(params, 'name', 'webhooks.unsubscribe'));
+      const result = (await webhooks()).unsubscribe(text(params, 'name', 'webhooks.unsubscribe'));
       if (!result.ok) throw new OperatorError('not_found', result.error.message, result.error.hint);
       return result.value;
     },
@@ -81,30 +82,30 @@ export function createWebhookOperations(core: OperationsCore): WebhookOperations
       if (payload !== undefined && (payload === null || typeof payload !== 'object' || Array.isArray(payload))) {
         throw new OperatorError('invalid', 'webhooks.test: "payload" must be a JSON object', 'Webhook bodies are JSON objects, e.g. {"action":"opened"}.');
       }
-      const platform = webhooks();
+      const platform = await webhooks();
       running(`a test request to route "${route}"`);
       const event = optionalText(params, 'event', 'webhooks.test');
       return checked(await platform.test(route, { event, payload: payload as Record<string, unknown> | undefined }), 'Test not sent', 'not_found', 'See the routes: switchboard webhook list');
     },
     async replay(params: Params) {
       const deliveryId = text(params, 'deliveryId', 'webhooks.replay');
-      const copy = checked(webhooks().replay(deliveryId), 'Not replayed', 'not_found');
+      const copy = checked((await webhooks()).replay(deliveryId), 'Not replayed', 'not_found');
       return { deliveryId: copy.deliveryId, route: copy.route, replayOf: deliveryId };
     },
     async deliveries(params: Params) {
-      return webhooks().recent({ route: optionalText(params, 'route', 'webhooks.deliveries'), limit: optionalCount(params, 'limit', 'webhooks.deliveries', 20) });
+      return (await webhooks()).recent({ route: optionalText(params, 'route', 'webhooks.deliveries'), limit: optionalCount(params, 'limit', 'webhooks.deliveries', 20) });
     },
     async delivery(params: Params) {
       const deliveryId = text(params, 'deliveryId', 'webhooks.delivery');
-      const found = webhooks().find(deliveryId);
+      const found = (await webhooks()).find(deliveryId);
       if (!found) throw new OperatorError('not_found', `No recorded webhook delivery "${deliveryId}"`, 'See recent ones: switchboard webhook deliveries');
       return found;
     },
     async secret(params: Params) {
-      return { secret: checked(webhooks().secretFor(text(params, 'route', 'webhooks.secret')), 'No secret', 'not_found') };
+      return { secret: checked((await webhooks()).secretFor(text(params, 'route', 'webhooks.secret')), 'No secret', 'not_found') };
     },
     async counts() {
-      return core.gateway().webhooks.counts();
+      return (await core.gateway()).webhooks.counts();
     },
   } satisfies Implementation<WebhookOperations> as unknown as WebhookOperations;
 }

@@ -77,3 +77,20 @@ describe('event journal', () => {
     expect(journal.since(989)).toBeUndefined();
   });
 });
+
+describe('event journal that keeps events once listened to', () => {
+  it('numbers every event but keeps none before the first listener; resumes from there on', () => {
+    const journal = createEventJournal({ capacity: 10, retain: 'once-listened' });
+    journal.append('n', 1);
+    journal.append('n', 2);
+    expect(journal.seq).toBe(2);
+    expect(journal.since(0)).toBeUndefined(); // nothing was kept: a snapshot instead
+    expect(journal.since(2)).toEqual([]);
+    const stop = journal.listen(() => {});
+    journal.append('n', 3);
+    stop();
+    journal.append('n', 4);
+    expect(journal.since(2)!.map((event) => event.data)).toEqual([3, 4]); // kept after the listener left, for its resume
+    expect(journal.since(1)).toBeUndefined();
+  });
+});

@@ -1,0 +1,108 @@
+// CLI start benchmark, hyperfine-style: the built binary run again and again, in alternating rounds
+// (bare `node -e 0`, `switchboard --version`, `switchboard cron list` with no gateway), median with
+// min and max of the wall time and the child's CPU time; then the console's first full frame under
+// tmux (140x45): from starting the process to a screen with its header, pane tabs and footer.
+// Usage: npm run -s build && npx tsx scripts/bench-cli.ts [--rounds 15] [--console-rounds 5] [--smoke] [--json FILE]
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { benchArgs, formatSpread, report, spread, waitFor, type BenchRow } from './bench-lib.js';
+
+const args = benchArgs();
+const rounds = args.number('rounds', 15, 3);
+const consoleRounds = args.number('console-rounds', 5, 1);
+const root = path.resolve(import.meta.dirname, '..');
+const cli = path.join(root, 'dist/cli/main.js');
+if (!fs.existsSync(cli)) throw new Error('dist/ is missing: run npm run -s build first');
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-cli-'));
+const home = path.join(work, 'home');
+const env: NodeJS.ProcessEnv = { ...process.env, SWITCHBOARD_HOME: home };
+delete env.NODE_OPTIONS;
+
+/** The CPU time of this process's waited-for children so far (Linux /proc/self/stat: cutime + cstime), in ms. */
+function childrenCpuMs(): number {
+  const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100; // clock ticks of 10 ms
+}
+
+/** One run to completion: wall ms and CPU ms. */
+function timed(command: string[]): { wallMs: number; cpuMs: number } {
+  const cpu = childrenCpuMs();
+  const started = performance.now();
+  const result = spawnSync(process.execPath, command, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const wallMs = performance.now() - started;
+  if (result.status !== 0) throw new Error(`${command.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return { wallMs, cpuMs: childrenCpuMs() - cpu };
+}
+
+const commands: Array<{ name: string; argv: string[]; targetMs?: number }> = [
+  { name: 'node -e 0 (the floor: Node itself)', argv: ['-e', '0'] },
+  { name: 'switchboard --version', argv: [cli, '--version'], targetMs: 150 },
+  { name: 'switchboard cron list (no gateway, 3 jobs)', argv: [cli, 'cron', 'list'], targetMs: 150 },
+];
+
+try {
+  // The home: first-run config (listener on an ephemeral port), three jobs to list.
+  execFileSync(process.execPath, [cli, 'config', 'set', 'platforms.webhook.extra.port', '0'], { env, stdio: 'ignore' });
+  for (const [schedule, prompt] of [['every 30m', 'Summarise the open pull requests'], ['0 9 * * 1-5', 'Morning digest'], ['every 2h', 'Check the build']]) {
+    execFileSync(process.execPath, [cli, 'cron', 'create', schedule!, prompt!], { env, stdio: 'ignore' });
+  }
+  for (const command of commands) timed(command.argv); // warm-up: file cache, compile cache
+
+  const wall = commands.map(() => [] as number[]);
+  const cpu = commands.map(() => [] as number[]);
+  for (let round = 0; round < rounds; round++) {
+    commands.forEach((command, index) => {
+      const run = timed(command.argv);
+      wall[index]!.push(run.wallMs);
+      cpu[index]!.push(run.cpuMs);
+    });
+  }
+  const rows: BenchRow[] = commands.map((command, index) => ({
+    measure: `${command.name}: wall ms, median`,
+    value: `${formatSpread(wall[index]!, 0)}; CPU ${spread(cpu[index]!).median.toFixed(0)} ms`,
+    ...(command.targetMs ? { target: `< ${command.targetMs} ms`, met: spread(wall[index]!).median < command.targetMs } : {}),
+  }));
+
+  const frames = await consoleFirstFrames(consoleRounds);
+  rows.push({ measure: 'console first full frame (tmux 140x45): ms, median', value: formatSpread(frames, 0), target: '< 500 ms', met: spread(frames).median < 500 });
+  report('CLI start (bench-cli)', rows, args);
+} finally {
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+/** Starts the console under tmux `count` times; each time, the ms until its first whole frame is on screen. */
+async function consoleFirstFrames(count: number): Promise<number[]> {
+  const socket = `switchboard-bench-cli-${process.pid}`;
+  const tmux = (...argv: string[]) => execFileSync('tmux', ['-L', socket, ...argv], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const times: number[] = [];
+  try {
+    for (let round = 0; round < count; round++) {
+      const started = performance.now();
+      const session = `cli${round}`;
+      tmux('new-session', '-d', '-s', session, '-x', '140', '-y', '45', `env -u NODE_OPTIONS SWITCHBOARD_HOME=${home} ${process.execPath} ${cli}`);
+      await waitFor(() => {
+        const screen = tmux('capture-pane', '-p', '-t', session);
+        return /^switchboard /.test(screen) && screen.includes('1 MCP servers') && screen.includes('Press ? for keys') ? true : undefined;
+      }, 'the console\'s first frame', 30_000, 5);
+      times.push(performance.now() - started);
+      tmux('send-keys', '-t', session, 'q');
+      await waitFor(() => (fs.existsSync(path.join(home, 'gateway.lock')) ? undefined : true), 'the console to quit', 30_000);
+      try {
+        tmux('kill-session', '-t', session);
+      } catch {
+        // it ended with the console
+      }
+    }
+  } finally {
+    try {
+      tmux('kill-server');
+    } catch {
+      // no session left
+    }
+  }
+  return times;
+}

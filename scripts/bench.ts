@@ -1,0 +1,139 @@
+// `npm run bench`: every benchmark script, one after another, and one table of what they measured
+// against the issue's targets, written to docs/benchmarks.md with the machine, Node version, date,
+// load average and command. Builds first when dist/ is older than source/.
+// Usage: npm run -s bench [-- --smoke] [-- --only webhooks,cli] [-- --load 2] [-- --out FILE]
+//   --smoke: a few seconds per benchmark, targets not checked, no file written unless --out is given
+//            (what CI runs: it shows every benchmark still works).
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { benchArgs, loadAverage, repoRoot, type BenchRow } from './bench-lib.js';
+
+interface Benchmark {
+  name: string;
+  script: string;
+  args?: string[];
+  /** Writes its rows with `--json FILE`; otherwise the markdown rows it prints are read. */
+  json: boolean;
+  timeoutMs: number;
+}
+
+const args = benchArgs();
+const smoke = args.smoke;
+const only = args.text('only')?.split(',');
+const load = args.number('load', 2);
+const out = args.text('out') ?? (smoke ? undefined : path.join(repoRoot, 'docs/benchmarks.md'));
+
+const benchmarks: Benchmark[] = [
+  { name: 'cli', script: 'bench-cli.ts', json: true, timeoutMs: 10 * 60_000 },
+  { name: 'webhooks', script: 'bench-webhooks.ts', args: smoke ? [] : ['--load', String(load)], json: true, timeoutMs: 20 * 60_000 },
+  { name: 'drain-http', script: 'bench-drain-http.ts', json: true, timeoutMs: 20 * 60_000 },
+  { name: 'mcp', script: 'bench-mcp.ts', json: true, timeoutMs: 10 * 60_000 },
+  { name: 'scheduler', script: 'bench-scheduler.ts', json: true, timeoutMs: 10 * 60_000 },
+  { name: 'console', script: 'bench-console.ts', json: true, timeoutMs: 10 * 60_000 },
+  { name: 'attach', script: 'bench-attach.ts', json: false, timeoutMs: 10 * 60_000 },
+].filter((bench) => fs.existsSync(path.join(repoRoot, 'scripts', bench.script)) && (!only || only.includes(bench.name)));
+
+buildIfStale();
+const started = new Date();
+const loadAtStart = loadAverage();
+const results: Array<{ bench: Benchmark; rows: BenchRow[]; seconds: number; error?: string }> = [];
+for (const bench of benchmarks) {
+  const begun = performance.now();
+  process.stderr.write(`\n== ${bench.script}${smoke ? ' --smoke' : ''}\n`);
+  try {
+    results.push({ bench, rows: await run(bench), seconds: (performance.now() - begun) / 1000 });
+  } catch (error) {
+    results.push({ bench, rows: [], seconds: (performance.now() - begun) / 1000, error: (error as Error).message });
+  }
+}
+
+const table = [
+  '| benchmark | measure | value | target | met |',
+  '|---|---|---|---|---|',
+  ...results.flatMap(({ bench, rows, error }) => error
+    ? [`| ${bench.name} | (the benchmark failed) | ${oneLine(error)} | | no |`]
+    : rows.map((row) => `| ${bench.name} | ${row.measure} | ${row.value} | ${row.target ?? ''} | ${smoke || row.met === undefined ? '' : row.met ? 'yes' : 'no'} |`)),
+].join('\n');
+console.log(`\n${table}\n`);
+for (const { bench, seconds } of results) process.stderr.write(`${bench.name}: ${seconds.toFixed(1)} s\n`);
+if (out) {
+  fs.writeFileSync(out, document(table));
+  process.stderr.write(`wrote ${path.relative(repoRoot, out)}\n`);
+}
+if (results.some((result) => result.error)) process.exitCode = 1;
+
+/** Runs one benchmark script under tsx; its rows. */
+function run(bench: Benchmark): Promise<BenchRow[]> {
+  const jsonFile = path.join(os.tmpdir(), `switchboard-bench-${process.pid}-${bench.name}.json`);
+  const argv = ['--import', 'tsx', path.join(repoRoot, 'scripts', bench.script), ...(smoke ? ['--smoke'] : []), ...(bench.args ?? []), ...(bench.json ? ['--json', jsonFile] : [])];
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.NODE_OPTIONS;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+      process.stdout.write(chunk);
+    });
+    const timer = setTimeout(() => child.kill('SIGTERM'), bench.timeoutMs);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      try {
+        if (code !== 0 && !(bench.name === 'console' || bench.name === 'attach')) throw new Error(`${bench.script} exited ${code ?? signal}`);
+        if (!bench.json) return resolve(markdownRows(stdout));
+        if (!fs.existsSync(jsonFile)) throw new Error(`${bench.script} exited ${code ?? signal} without its rows`);
+        const { rows } = JSON.parse(fs.readFileSync(jsonFile, 'utf8')) as { rows: BenchRow[] };
+        fs.rmSync(jsonFile, { force: true });
+        resolve(rows);
+      } catch (error) {
+        reject(error as Error);
+      }
+    });
+  });
+}
+
+/** The rows of the markdown tables a script printed (`| measure | value | target |`), headers and rules left out. */
+function markdownRows(text: string): BenchRow[] {
+  return text.split('\n').filter((line) => line.startsWith('| ') && !/^\|\s*-/.test(line) && !/^\|\s*measure\s*\|/i.test(line)).map((line) => {
+    const [measure = '', value = '', target = '', met = ''] = line.slice(1, -1).split('|').map((cell) => cell.trim());
+    return { measure, value, ...(target ? { target } : {}), ...(met === 'yes' || met === 'no' ? { met: met === 'yes' } : {}) };
+  });
+}
+
+function buildIfStale(): void {
+  const built = path.join(repoRoot, 'dist/cli/main.js');
+  const newest = (dir: string): number => fs.readdirSync(dir, { withFileTypes: true }).reduce((latest, entry) => {
+    const file = path.join(dir, entry.name);
+    return Math.max(latest, entry.isDirectory() ? newest(file) : fs.statSync(file).mtimeMs);
+  }, 0);
+  if (fs.existsSync(built) && fs.statSync(built).mtimeMs >= Math.max(newest(path.join(repoRoot, 'source')), fs.statSync(path.join(repoRoot, 'config.schema.json')).mtimeMs)) return;
+  process.stderr.write('dist/ is older than source/: npm run build\n');
+  execFileSync('npm', ['run', '-s', 'build'], { cwd: repoRoot, stdio: 'inherit' });
+}
+
+function document(rows: string): string {
+  const cpus = os.cpus();
+  return `# Benchmarks
+
+Written by \`npm run bench\` (scripts/bench.ts); each row comes from one script in \`scripts/\`, whose
+header says what it measures and how. Figures from a shared machine move with its load: read them
+against the load average, and ratios (alternating rounds in one run) rather than absolute rates.
+
+| | |
+|---|---|
+| machine | ${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${os.platform()} ${os.release()} |
+| Node | ${process.version} |
+| date | ${started.toISOString()} |
+| command | \`npm run -s bench${process.argv.slice(2).length ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\` |
+| load average (1, 5, 15 min) | ${loadAtStart} at the start, ${loadAverage()} at the end |
+
+${rows}
+`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').replaceAll('|', '\\|').slice(0, 300);
+}

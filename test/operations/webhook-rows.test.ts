@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { createWebhookRing, type WebhookRow } from '../../source/operations/webhook-rows.js';
+import type { WebhookCompleted } from '../../source/webhooks/types.js';
+
+/** The ring's rules, written the plain way (an array, newest first, and a scan): what the ring must match. */
+function referenceRing(capacity: number, initial: WebhookRow[]) {
+  let rows = initial.slice(0, capacity);
+  const update = (route: string, deliveryId: string, change: Partial<WebhookRow>) => {
+    const index = rows.findIndex((row) => row.route === route && row.deliveryId === deliveryId && (row.outcome === 'accepted' || row.outcome === 'replay'));
+    if (index < 0) return false;
+    rows[index] = { ...rows[index]!, ...change };
+    return true;
+  };
+  const push = (row: Omit<WebhookRow, 'key'>) => {
+    rows = [{ ...row, key: '' }, ...rows].slice(0, capacity);
+  };
+  return {
+    rows: () => rows,
+    received: (row: Omit<WebhookRow, 'key'>) => push(row),
+    runStarted: (route: string, deliveryId: string, atMs: number, replay: boolean) => {
+      if (!update(route, deliveryId, { runState: 'running' })) push({ atMs, route, event: 'e', deliveryId, outcome: replay ? 'replay' : 'accepted', status: 202, runState: 'running' });
+    },
+    completed: (route: string, deliveryId: string, atMs: number, state: WebhookCompleted['state']) => {
+      const change = { runState: state, runStatus: 'ok', delivery: { ok: true as const, detail: 'd' } };
+      if (!update(route, deliveryId, change)) push({ atMs, route, event: 'e', deliveryId, outcome: 'accepted', status: 202, ...change });
+    },
+  };
+}
+
+const withoutKeys = (rows: readonly WebhookRow[]) => rows.map(({ key: _key, ...row }) => row);
+
+describe('the webhook rows ring', () => {
+  it('matches the plain rules over a long random run of requests, run starts and ends (with eviction)', () => {
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const seeded: WebhookRow[] = [{ key: 'h2', atMs: 2, route: 'a', event: 'e', deliveryId: 'd1', outcome: 'accepted', status: 202, runState: 'queued' }, { key: 'h1', atMs: 1, route: 'b', event: 'e', deliveryId: 'd0', outcome: 'unauthorized', status: 401 }];
+    const ring = createWebhookRing(20, seeded);
+    const reference = referenceRing(20, seeded);
+    const outcomes = ['accepted', 'accepted', 'accepted', 'duplicate', 'unauthorized'] as const;
+    for (let step = 0; step < 3000; step += 1) {
+      const route = ['a', 'b'][random(2)]!;
+      const deliveryId = `d${random(40)}`;
+      const kind = random(3);
+      if (kind === 0) {
+        const outcome = outcomes[random(outcomes.length)]!;
+        const row = { atMs: step, route, event: 'e', deliveryId, outcome, status: outcome === 'accepted' ? 202 : 401 };
+        ring.received({ ...row, reason: undefined } as never);
+        reference.received({ ...row, reason: undefined });
+      } else if (kind === 1) {
+        const replay = random(5) === 0;
+        ring.runStarted({ seq: step, route, event: 'e', deliveryId, origin: 'o', replayOf: replay ? 'x' : null, atMs: step } as never);
+        reference.runStarted(route, deliveryId, step, replay);
+      } else {
+        ring.completed({ seq: step, route, event: 'e', deliveryId, state: 'delivered', runId: 'r', runStatus: 'ok', delivery: { ok: true, detail: 'd' }, atMs: step } as never);
+        reference.completed(route, deliveryId, step, 'delivered');
+      }
+      if (step % 97 === 0) expect(withoutKeys(ring.rows())).toEqual(withoutKeys(reference.rows()));
+    }
+    expect(withoutKeys(ring.rows())).toEqual(withoutKeys(reference.rows()));
+    const keys = ring.rows().map((row) => row.key);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('hands out the same copy until something changes', () => {
+    const ring = createWebhookRing(5);
+    const first = ring.rows();
+    expect(ring.rows()).toBe(first);
+    ring.received({ atMs: 1, route: 'a', event: 'e', deliveryId: 'd', outcome: 'accepted', status: 202, latencyMs: 1 });
+    expect(ring.rows()).not.toBe(first);
+    expect(ring.rows()).toHaveLength(1);
+  });
+});
