@@ -43,7 +43,7 @@ describe('consoles attached to a headless gateway (tmux)', () => {
       await gateway.waitFor('Control channel listening', 30_000);
       return gateway;
     };
-    let gateway = await start();
+    const gateway = await start();
     expect((await runCli(['cron', 'create', 'every 1h', 'hello', '--name', 'hourly', '--home', home.root])).code).toBe(0);
 
     const sessions = ['a', 'b'];
@@ -78,7 +78,7 @@ describe('consoles attached to a headless gateway (tmux)', () => {
     await gateway.exited;
     await both(sessions, (screen) => screen.includes('disconnected from the gateway'), 'the disconnected banner in both');
     expect(capture('a')).toMatch(/hourly\s+every 1h\s+paused/);
-    gateway = await start();
+    await start();
     await both(sessions, (screen) => !screen.includes('disconnected from the gateway') && /attached to pid \d+/.test(screen), 'both re-attached', 20_000);
     const newPid = /pid (\d+)/.exec((await runCli(['status', '--home', home.root])).stdout)![1]!;
     await both(sessions, (screen) => screen.includes(`attached to pid ${newPid}`) && /hourly\s+every 1h\s+paused/.test(screen), 'the new gateway and its jobs in both');
