@@ -30,6 +30,8 @@ describe('/webhook in the console (the core subscribe command the CLI uses too)'
     if (!secret.ok) throw new Error(secret.reason);
     expect(card).not.toContain(secret.value);
 
+    // The card is drawn before React's effects attach its key handler: let them run.
+    for (let tick = 0; tick < 10; tick += 1) await new Promise((resolve) => setImmediate(resolve));
     await press(stdin, 'c');
     await waitForFrame(lastFrame, (f) => f.includes('Copy: u the URL · s the secret'));
     await press(stdin, 's');
