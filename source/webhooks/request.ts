@@ -20,8 +20,34 @@ export function parseBody(contentType: string | undefined, raw: Buffer | undefin
   return { ok: false, status: 415, reason: `Unsupported content type ${type}: send application/json` };
 }
 
+/**
+ * How deeply a payload may nest objects and arrays. Real webhooks nest under 20 levels; a payload
+ * thousands deep would overflow the stack of template rendering, so it is refused at parse time.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** The deepest nesting of `[`/`{` outside strings: one pass over the text, no allocation. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 92) index += 1; // backslash: skip the escaped character
+      else if (code === 34) inString = false;
+    } else if (code === 34) inString = true;
+    else if (code === 123 || code === 91) {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+    } else if (code === 125 || code === 93) depth -= 1;
+  }
+  return deepest;
+}
+
 function jsonObject(text: string, what: string): BodyResult {
   if (text.trim() === '') return { ok: false, status: 400, reason: `Empty ${what}: expected a JSON object` };
+  if (jsonDepth(text) > MAX_JSON_DEPTH) return { ok: false, status: 400, reason: `The ${what} nests deeper than ${MAX_JSON_DEPTH} levels (the limit for webhook payloads)` };
   let value: unknown;
   try {
     value = JSON.parse(text);
