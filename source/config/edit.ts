@@ -21,7 +21,8 @@ export function setAt<T>(root: T, segments: readonly string[], value: unknown): 
   const base = root !== null && typeof root === 'object' && !Array.isArray(root) ? (root as Record<string, unknown>) : {};
   const copy: Record<string, unknown> = { ...base };
   if (rest.length === 0 && value === undefined) delete copy[head];
-  else copy[head] = setAt(copy[head], rest, value);
+  // Own properties only: a key such as `__proto__` is data here, never the object's prototype.
+  else Object.defineProperty(copy, head, { value: setAt(Object.hasOwn(copy, head) ? copy[head] : undefined, rest, value), enumerable: true, writable: true, configurable: true });
   return copy as T;
 }
 

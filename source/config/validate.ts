@@ -114,6 +114,8 @@ function semanticIssues(config: unknown): ConfigIssue[] {
   const servers = (config as { mcp_servers?: unknown } | null)?.mcp_servers;
   if (servers && typeof servers === 'object') {
     for (const [name, entry] of Object.entries(servers as Record<string, unknown>)) {
+      const unsafe = unsafeServerName(name);
+      if (unsafe) issues.push({ path: formatKeyPath(['mcp_servers', name]), reason: `"${name}" cannot name a server: ${unsafe} (use letters, digits, ".", "_" or "-")` });
       const url = (entry as { oauth?: { client_metadata_url?: unknown } } | null)?.oauth?.client_metadata_url;
       // A ${VAR} reference is checked once resolved (the server entry then reports it).
       if (typeof url !== 'string' || url.includes('${')) continue;
@@ -126,6 +128,17 @@ function semanticIssues(config: unknown): ConfigIssue[] {
     issues.push({ path: 'timezone', reason: `"${timezone}" is not an IANA time zone (e.g. "Europe/Berlin", "UTC")` });
   }
   return issues;
+}
+
+/**
+ * Why a server name is refused, or undefined: names become file names (token files, stderr logs)
+ * and object keys, so path segments and the names of JavaScript's object internals are out.
+ */
+export function unsafeServerName(name: string): string | undefined {
+  if (name === '.' || name === '..') return 'it is a path segment';
+  if (/[/\\]/.test(name)) return 'it contains a path separator';
+  if (['__proto__', 'constructor', 'prototype'].includes(name)) return 'it is reserved by JavaScript objects';
+  return undefined;
 }
 
 export function isTimeZone(name: string): boolean {

@@ -23,7 +23,7 @@ export interface TokenFile {
  * `<server>.cimd-off` marker (spec 3.2). Folder 0700, files 0600, each write a temp file renamed into place.
  */
 export function createTokenStore(dir: string, server: string) {
-  const base = path.join(dir, server.replace(/[^A-Za-z0-9._-]/g, '_'));
+  const base = path.join(dir, tokenFileStem(server));
   const files = { tokens: `${base}.json`, client: `${base}.client.json`, marker: `${base}.cimd-off` };
 
   function ensureDir(): void {
@@ -95,6 +95,16 @@ export function fromSaved(saved: SavedTokens, nowMs: number): StoredOAuthTokens 
 }
 
 /** `$SWITCHBOARD_HOME/mcp-tokens`: one folder (0700) for every server's OAuth files. */
+/**
+ * The file name a server's tokens live under: one name per server (reversible: every character but
+ * letters, digits, `_`, `-` and inner dots is %-encoded), and never a path out of the tokens folder
+ * (`..` becomes `%2E.`), whatever the name.
+ */
+export function tokenFileStem(server: string): string {
+  const encoded = server.replace(/[^A-Za-z0-9._-]/g, (char) => [...Buffer.from(char, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+  return encoded.replace(/^\./, '%2E');
+}
+
 export function tokensDirOf(homeRoot: string): string {
   return path.join(homeRoot, 'mcp-tokens');
 }
