@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { DeliveryRequest, DeliveryResult } from './types.js';
@@ -11,10 +12,23 @@ export async function deliverToLocal(homeRoot: string, request: DeliveryRequest,
   const heading = request.failed ? '# Run failed\n\n' : '';
   try {
     await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-    await fs.writeFile(file, `${heading}${request.output}\n`, { mode: 0o600 });
-    return { ok: true, detail: file };
+    return { ok: true, detail: await writeNew(file, `${heading}${request.output}\n`) };
   } catch (error) {
     return { ok: false, reason: `cannot write ${file}: ${(error as Error).message}` };
+  }
+}
+
+/** Never over an existing file (a retry, or a name taken before): `<name>-2.md`, `-3`, ... instead. */
+async function writeNew(file: string, text: string): Promise<string> {
+  const { dir, name, ext } = path.parse(file);
+  for (let copy = 1; ; copy += 1) {
+    const target = copy === 1 ? file : path.join(dir, `${name}-${copy}${ext}`);
+    try {
+      await fs.writeFile(target, text, { mode: 0o600, flag: 'wx' });
+      return target;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || copy >= 1000) throw error;
+    }
   }
 }
 
@@ -25,8 +39,17 @@ export function localPath(homeRoot: string, request: DeliveryRequest, atMs: numb
   return path.join(homeRoot, 'deliveries', 'console', `${safeName(subject.runId)}.md`);
 }
 
-/** Delivery ids come from senders: never let one climb out of its folder. */
-function safeName(value: string): string {
-  const cleaned = value.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
-  return cleaned === '' ? '_' : cleaned.slice(0, 200);
+/** Names longer than this (encoded) end in a hash of the whole name instead. */
+const MAX_NAME = 120;
+
+/**
+ * Delivery ids and route names come from senders: one file name per value (reversible %-encoding
+ * of everything but letters, digits, `_`, `-` and inner dots; a leading dot is encoded too, so no
+ * name is `.`, `..` or hidden), and long ones shortened with a SHA-256 of the whole value.
+ */
+export function safeName(value: string): string {
+  const encoded = value.replace(/[^A-Za-z0-9._-]/g, (char) => [...Buffer.from(char, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('')).replace(/^\./, '%2E');
+  if (encoded === '') return '%';
+  if (encoded.length <= MAX_NAME) return encoded;
+  return `${encoded.slice(0, MAX_NAME - 18)}~${createHash('sha256').update(value).digest('hex').slice(0, 16)}`;
 }

@@ -26,8 +26,8 @@ describe('deliver: log and local', () => {
     const home = tempHome();
     const deliver = createDeliver({ homeRoot: home.root, logger: pino({ level: 'silent' }), now: () => atMs });
     const webhook = await deliver({ target: 'local', output: '', subject: { kind: 'webhook', route: 'gh', deliveryId: '../../escape', event: 'push' } });
-    expect(webhook).toEqual({ ok: true, detail: `${home.root}/deliveries/gh/__.._escape.md` });
-    expect(fs.readFileSync(`${home.root}/deliveries/gh/__.._escape.md`, 'utf8')).toBe('\n');
+    expect(webhook).toEqual({ ok: true, detail: `${home.root}/deliveries/gh/%2E.%2F..%2Fescape.md` });
+    expect(fs.readFileSync(`${home.root}/deliveries/gh/%2E.%2F..%2Fescape.md`, 'utf8')).toBe('\n');
     const job = await deliver({ target: 'local', output: 'boom', failed: true, subject: { kind: 'job', jobId: 'j1', jobName: 'nightly', runId: 'r1' } });
     const file = `${home.root}/cron/output/j1/2026-11-21T09-30-00.000Z.md`;
     expect(job).toEqual({ ok: true, detail: file });
