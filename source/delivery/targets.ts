@@ -6,7 +6,8 @@ export type TargetKind = 'log' | 'local' | 'origin' | 'github_comment' | Messagi
 const kinds: readonly TargetKind[] = ['log', 'local', 'origin', 'github_comment', 'telegram', 'discord', 'slack', 'signal', 'sms', 'email'];
 const messaging = new Set<string>(['telegram', 'discord', 'slack', 'signal', 'sms', 'email']);
 const unresolved = /\$\{[^{}]+\}/;
-const repoPattern = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+/** GitHub's owner/name: letters, digits, `-`, `_`, `.`; never starting with `-` or `.` (no `gh` option, no path segment). */
+const repoPattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\/[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/;
 const threads = new Set<string>(['telegram', 'slack', 'discord']);
 /** A `deliver_extra` value where a platform wants text (a recipient, a repo): 42 -> "42", absent -> "". */
 const text = (value: string | number | boolean | undefined): string => (value === undefined ? '' : String(value));
@@ -77,6 +78,12 @@ export function resolveTarget(target: string, extra: Readonly<Partial<DeliverExt
   if (!recipient) return { ok: false, reason: `no recipient for ${kind}: write ${kind}:<recipient>, set deliver_extra.chat_id, or set platforms.${kind}.home_channel` };
   const threadId = text(extra.thread_id) || value.threadId;
   if (threadId && !threads.has(kind)) return { ok: false, reason: `deliver_extra.thread_id: ${kind} has no threads (telegram, slack and discord do)` };
+  // Discord ids go into the URL path: only snowflakes (digits), so no rendered value can reach another API path.
+  if (kind === 'discord') {
+    for (const [what, id] of [['channel', recipient], ['thread_id', threadId]] as const) {
+      if (id !== undefined && !/^\d{1,25}$/.test(id)) return { ok: false, reason: `discord ${what} must be a numeric id (got "${id.slice(0, 40)}"); nothing was sent` };
+    }
+  }
   return { ok: true, value: { ...value, recipient, ...(threadId ? { threadId } : {}), settings, baseUrl: apiBase(kind, settings) } };
 }
 
@@ -85,6 +92,6 @@ export function checkGithubTarget(extra: Readonly<Partial<DeliverExtra>>): Targe
   const repo = text(extra.repo);
   const pr = text(extra.pr_number);
   if (!repoPattern.test(repo)) return { ok: false, reason: `deliver_extra.repo must be owner/name (got "${repo}"); gh was not run` };
-  if (!/^[1-9]\d*$/.test(pr)) return { ok: false, reason: `deliver_extra.pr_number must be a positive integer (got "${pr}"); gh was not run` };
+  if (!/^[1-9]\d{0,15}$/.test(pr) || !Number.isSafeInteger(Number(pr))) return { ok: false, reason: `deliver_extra.pr_number must be a positive integer written in digits (got "${pr}"); gh was not run` };
   return { ok: true, value: { repo, prNumber: Number(pr) } };
 }

@@ -55,7 +55,7 @@ describe('delivery targets', () => {
   it('checks github_comment parameters after rendering', () => {
     expect(checkGithubTarget({ repo: 'octo/hello-world', pr_number: '12' })).toEqual({ ok: true, value: { repo: 'octo/hello-world', prNumber: 12 } });
     expect(checkGithubTarget({ repo: 'not a repo', pr_number: '1' })).toEqual({ ok: false, reason: 'deliver_extra.repo must be owner/name (got "not a repo"); gh was not run' });
-    expect(checkGithubTarget({ repo: 'a/b', pr_number: '{number}' })).toEqual({ ok: false, reason: 'deliver_extra.pr_number must be a positive integer (got "{number}"); gh was not run' });
+    expect(checkGithubTarget({ repo: 'a/b', pr_number: '{number}' })).toEqual({ ok: false, reason: 'deliver_extra.pr_number must be a positive integer written in digits (got "{number}"); gh was not run' });
     expect(checkGithubTarget({ repo: 'a/b', pr_number: '0' }).ok).toBe(false);
   });
 });
