@@ -18,7 +18,8 @@ export function emailSends(target: ResolvedTarget, text: string, subject: string
       socketTimeout: 30_000,
     });
     try {
-      await transport.sendMail({ from: setting(settings, 'from'), to: target.recipient, subject, text });
+      // Header values carry no line breaks or control characters, whatever a payload rendered into them.
+      await transport.sendMail({ from: setting(settings, 'from'), to: target.recipient, subject: subject.replace(/[\u0000-\u001f\u007f]+/g, ' '), text });
       return { ok: true };
     } catch (error) {
       const code = (error as { responseCode?: number }).responseCode;

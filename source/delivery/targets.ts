@@ -78,6 +78,10 @@ export function resolveTarget(target: string, extra: Readonly<Partial<DeliverExt
   if (!recipient) return { ok: false, reason: `no recipient for ${kind}: write ${kind}:<recipient>, set deliver_extra.chat_id, or set platforms.${kind}.home_channel` };
   const threadId = text(extra.thread_id) || value.threadId;
   if (threadId && !threads.has(kind)) return { ok: false, reason: `deliver_extra.thread_id: ${kind} has no threads (telegram, slack and discord do)` };
+  // An email recipient is one address: a rendered value with CR/LF, a comma or a display name must not add recipients or headers.
+  if (kind === 'email' && !/^[^\s@,;<>"'()[\]\\:]+@[^\s@,;<>"'()[\]\\:]+$/.test(recipient)) {
+    return { ok: false, reason: `email recipient must be one plain address (got "${recipient.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 60)}"); a list of recipients comes from config only; nothing was sent` };
+  }
   // Discord ids go into the URL path: only snowflakes (digits), so no rendered value can reach another API path.
   if (kind === 'discord') {
     for (const [what, id] of [['channel', recipient], ['thread_id', threadId]] as const) {

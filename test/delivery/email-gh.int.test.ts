@@ -57,6 +57,20 @@ describe('email over SMTP', () => {
     expect(smtp.messages[0]!.data).toContain('All 12 checks passed.');
   });
 
+  it('a rendered recipient is one plain address: CR/LF, commas and display names add no recipients or headers', async () => {
+    const smtp = await smtpPeer();
+    const service = emailService(smtp.port);
+    for (const chat of ['ops@example.com,attacker@evil.test', 'ops@example.com\r\nBcc: attacker@evil.test', 'Ops <attacker@evil.test>', 'ops@example.com; attacker@evil.test']) {
+      const result = await service.deliver({ target: 'email', extra: { chat_id: chat }, output: 'x', subject });
+      expect(result, chat).toMatchObject({ ok: false, reason: expect.stringContaining('email recipient must be one plain address') });
+    }
+    expect(smtp.messages).toHaveLength(0);
+    const sent = await service.deliver({ target: 'email', extra: { chat_id: 'dev@example.com' }, output: 'x', subject: { ...subject, jobName: 'line\r\nBcc: attacker@evil.test' } });
+    expect(sent).toMatchObject({ ok: true });
+    expect(smtp.messages[0]).toMatchObject({ to: ['dev@example.com'] });
+    expect(smtp.messages[0]!.data).not.toMatch(/^Bcc:/m);
+  });
+
   it('does not retry a permanent refusal, and reports bad credentials', async () => {
     const refusing = await smtpPeer({ rejectRecipient: true });
     const refused = await emailService(refusing.port).deliver({ target: 'email:nobody@example.com', output: 'x', subject });
