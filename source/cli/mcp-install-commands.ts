@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../config/errors.js';
 import { maskSecrets } from '../config/mask.js';
 import type { McpServerConfig } from '../config/types.js';
-import { buildInstallLink, commandLine, parseInstallLink, registerLinkHandler, type InstallLink } from '../operations/mcp-links.js';
+import { buildInstallLink, installSummary, parseInstallLink, registerLinkHandler, type InstallLink } from '../operations/mcp-links.js';
 import { homeOf, loadConfigFor } from './context.js';
 import { sayApplied } from './config-command.js';
 import { print, say } from './output.js';
@@ -67,10 +67,11 @@ export function addInstallLinkCommands(mcp: Command): void {
 /** The chosen name, or undefined when the operator cancels. Never an existing name. */
 async function decide(link: InstallLink, existing: string[], yes: boolean): Promise<string | undefined> {
   if (yes || !process.stdin.isTTY) {
-    say(`Install MCP server "${link.name}":`);
-    say(JSON.stringify(link.config, undefined, 2));
-    const command = commandLine(link.config);
-    if (command) say(`CAUTION: this server runs a program on this machine, with your rights:\n  ${command}`);
+    const summary = installSummary(link);
+    say(`Install MCP server "${summary.name}":`);
+    for (const line of summary.config) say(line);
+    if (summary.envNames.length > 0) say(`It sets these environment variables for the server (values masked above): ${summary.envNames.join(', ')}`);
+    if (summary.command) say(`CAUTION: this server runs a program on this machine, with your rights:\n  ${summary.command}`);
     if (!yes) throw new ConfigError('CONFIRMATION_NEEDED', 'Nothing was written: installing needs a confirmation', 'Run it in a terminal to get the dialog, or read the config above and pass --yes.');
     if (existing.includes(link.name)) throw new ConfigError('MCP_SERVER_EXISTS', `An MCP server named "${link.name}" already exists; it is never overwritten`, 'Pass --name NEW to install it under another name.');
     return link.name;

@@ -1,3 +1,4 @@
+import { spaceControls } from '../infra/control-chars.js';
 import type { AttemptOutcome } from './attempts.js';
 import { setting } from './platforms.js';
 import type { ResolvedTarget } from './targets.js';
@@ -19,7 +20,7 @@ export function emailSends(target: ResolvedTarget, text: string, subject: string
     });
     try {
       // Header values carry no line breaks or control characters, whatever a payload rendered into them.
-      await transport.sendMail({ from: setting(settings, 'from'), to: target.recipient, subject: subject.replace(/[\u0000-\u001f\u007f]+/g, ' '), text });
+      await transport.sendMail({ from: setting(settings, 'from'), to: target.recipient, subject: spaceControls(subject), text });
       return { ok: true };
     } catch (error) {
       const code = (error as { responseCode?: number }).responseCode;

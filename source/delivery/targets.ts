@@ -1,3 +1,4 @@
+import { escapeControls } from '../infra/control-chars.js';
 import { apiBase, requiredSettings, setting, type MessagingKind, type PlatformSettings } from './platforms.js';
 import type { DeliverExtra } from './types.js';
 
@@ -80,7 +81,7 @@ export function resolveTarget(target: string, extra: Readonly<Partial<DeliverExt
   if (threadId && !threads.has(kind)) return { ok: false, reason: `deliver_extra.thread_id: ${kind} has no threads (telegram, slack and discord do)` };
   // An email recipient is one address: a rendered value with CR/LF, a comma or a display name must not add recipients or headers.
   if (kind === 'email' && !/^[^\s@,;<>"'()[\]\\:]+@[^\s@,;<>"'()[\]\\:]+$/.test(recipient)) {
-    return { ok: false, reason: `email recipient must be one plain address (got "${recipient.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 60)}"); a list of recipients comes from config only; nothing was sent` };
+    return { ok: false, reason: `email recipient must be one plain address (got "${escapeControls(recipient).slice(0, 60)}"); a list of recipients comes from config only; nothing was sent` };
   }
   // Discord ids go into the URL path: only snowflakes (digits), so no rendered value can reach another API path.
   if (kind === 'discord') {

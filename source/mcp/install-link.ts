@@ -1,3 +1,4 @@
+import { escapeControls } from '../infra/control-chars.js';
 import type { McpServerConfig } from '../config/types.js';
 import { validateDefinition, type ConfigIssue } from '../config/validate.js';
 
@@ -105,4 +106,26 @@ export function commandLine(config: McpServerConfig): string | undefined {
 
 function shellQuote(word: string): string {
   return /^[A-Za-z0-9@%+=:,./_-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Text from a link as it may be shown: control characters (C0, C1, DEL; ANSI escape sequences
+ * start with one) become visible `\xNN` escapes, so a link cannot recolour, move or hide what the
+ * operator reads before confirming.
+ */
+export function printable(text: string): string {
+  return escapeControls(text);
+}
+
+/** What the confirmation shows: the name, the entry (env values masked), the env names and the command to run, all printable. */
+export function installSummary(link: InstallLink): { name: string; config: string[]; envNames: string[]; command: string | undefined } {
+  const env = link.config.env && typeof link.config.env === 'object' ? (link.config.env as Record<string, unknown>) : {};
+  const masked = Object.keys(env).length > 0 ? { ...link.config, env: Object.fromEntries(Object.keys(env).map((key) => [key, '********'])) } : link.config;
+  const command = commandLine(link.config);
+  return {
+    name: printable(link.name),
+    config: JSON.stringify(masked, undefined, 2).split('\n').map(printable),
+    envNames: Object.keys(env).map(printable),
+    command: command === undefined ? undefined : printable(command),
+  };
 }

@@ -1,7 +1,7 @@
 import { Box, Text, useInput } from 'ink';
 import TextInput from 'ink-text-input';
 import { useState } from 'react';
-import { commandLine, type InstallLink } from '../../operations/mcp-links.js';
+import { installSummary, type InstallLink } from '../../operations/mcp-links.js';
 import { theme } from '../theme.js';
 
 export type InstallDecision = { action: 'install'; name: string } | { action: 'cancel' };
@@ -18,7 +18,8 @@ export function InstallConfirmation({ link, existingNames, onDecision }: { link:
   const [renaming, setRenaming] = useState(taken);
   const [name, setName] = useState(taken ? '' : link.name);
   const [problem, setProblem] = useState<string | undefined>();
-  const command = commandLine(link.config);
+  const summary = installSummary(link);
+  const { command } = summary;
 
   const submitName = (value: string) => {
     const candidate = value.trim();
@@ -37,10 +38,11 @@ export function InstallConfirmation({ link, existingNames, onDecision }: { link:
 
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={command ? theme.caution : theme.accent} paddingX={1}>
-      <Text bold>Install MCP server "{link.name}" ({link.transport === 'stdio' ? 'local command' : 'remote URL'})?</Text>
+      <Text bold>Install MCP server "{summary.name}" ({link.transport === 'stdio' ? 'local command' : 'remote URL'})?</Text>
       <Box marginY={1} flexDirection="column">
-        {JSON.stringify(link.config, undefined, 2).split('\n').map((line, index) => <Text key={index}>{line}</Text>)}
+        {summary.config.map((line, index) => <Text key={index}>{line}</Text>)}
       </Box>
+      {summary.envNames.length > 0 ? <Text>It sets these environment variables for the server (values masked): {summary.envNames.join(', ')}</Text> : null}
       {command ? (
         <Box flexDirection="column" borderStyle="double" borderColor={theme.caution} paddingX={1} marginBottom={1}>
           <Text color={theme.caution} bold>CAUTION: this server runs a program on this machine, with your rights:</Text>
@@ -48,7 +50,7 @@ export function InstallConfirmation({ link, existingNames, onDecision }: { link:
           <Text color={theme.caution}>Install it only if you trust where this link came from.</Text>
         </Box>
       ) : null}
-      {taken ? <Text color={theme.warn}>A server named "{link.name}" already exists and will not be overwritten.</Text> : null}
+      {taken ? <Text color={theme.warn}>A server named "{summary.name}" already exists and will not be overwritten.</Text> : null}
       {renaming ? (
         <Box flexDirection="column">
           <Box>
