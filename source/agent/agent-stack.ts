@@ -23,7 +23,7 @@ export interface AgentStack {
 export function createAgentStack(deps: { config: ResolvedConfig; store: Store; logger: Logger; policy: ApprovalPolicy | (() => ApprovalPolicy); events?: Pick<GatewayEvents, 'emit'>; now?: () => number }): AgentStack {
   const agent = resolveAgent(deps.config);
   const tools = createToolRegistry();
-  tools.register(createTerminalTool({ workdir: agent.workdir, timeoutMs: agent.terminal.timeoutMs, approval: agent.terminal.approval }));
+  tools.register(createTerminalTool({ workdir: agent.workdir, timeoutMs: agent.terminal.timeoutMs, approval: agent.terminal.approval, childrenDir: deps.config.home.childrenDir }));
   const approvals = createApprovalQueue({ store: deps.store, logger: deps.logger, policy: deps.policy, timeoutMs: agent.approvals.timeoutMs, events: deps.events, now: deps.now });
   const runAgent = createAgentRunner({ agent, skillsDir: deps.config.home.skillsDir, store: deps.store, logger: deps.logger, tools, approvals, events: deps.events, now: deps.now });
   return { agent, tools, approvals, runAgent };

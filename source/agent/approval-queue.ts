@@ -5,7 +5,7 @@ import type { GatewayEvents } from '../gateway/events.js';
 import { createApprovalStore, type ApprovalRecord } from '../store/approvals.js';
 import type { Store } from '../store/database.js';
 import { truncateMiddle } from './truncate.js';
-import type { ApprovalInput, ApprovalOutcome, ApprovalRequester } from './types.js';
+import { ApprovalTimeout, type ApprovalInput, type ApprovalOutcome, type ApprovalRequester } from './types.js';
 
 /**
  * `interactive`: an operator console decides. `wait`: pending until `switchboard approvals`
@@ -118,14 +118,18 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
         decide(id, 'denied', { reason: 'no operator console is attached (approvals.headless is "deny")', by: 'policy' });
         return outcomeOf(records.get(id)!);
       }
+      const requestId = id;
+      const onAbort = () => {
+        const reason: unknown = signal?.reason;
+        if (reason instanceof ApprovalTimeout) decide(requestId, 'expired', { reason: reason.message, by: 'timeout' });
+        else decide(requestId, 'cancelled', { reason: 'the run was cancelled', by: 'run' });
+      };
       if (signal?.aborted) {
-        decide(id, 'cancelled', { reason: 'the run was cancelled', by: 'run' });
+        onAbort();
         return outcomeOf(records.get(id)!);
       }
-      const requestId = id;
       const decided = await new Promise<ApprovalRecord>((resolve) => {
         const expiry = setTimeout(() => decide(requestId, 'expired', { reason: 'no decision before the approval timeout', by: 'timeout' }), deps.timeoutMs);
-        const onAbort = () => decide(requestId, 'cancelled', { reason: 'the run was cancelled', by: 'run' });
         signal?.addEventListener('abort', onAbort, { once: true });
         waiting.set(requestId, {
           settle: (settled) => {

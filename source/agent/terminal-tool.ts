@@ -10,6 +10,8 @@ export interface TerminalToolSettings {
   timeoutMs: number;
   approval: TerminalApproval;
   maxOutputBytes?: number;
+  /** Where each command's pid file goes while it runs (reaped after a gateway crash). */
+  childrenDir?: string;
 }
 
 export const TERMINAL_OUTPUT_BYTES = 64 * 1024;
@@ -37,7 +39,7 @@ export function createTerminalTool(settings: TerminalToolSettings): ToolDefiniti
         if (outcome.status !== 'approved') return { text: notApprovedText(outcome, 'command'), isError: true };
       }
       await fs.mkdir(settings.workdir, { recursive: true });
-      const result = await runShell({ command, cwd: settings.workdir, timeoutMs: settings.timeoutMs, maxOutputBytes: settings.maxOutputBytes ?? TERMINAL_OUTPUT_BYTES, signal: context.signal });
+      const result = await runShell({ command, cwd: settings.workdir, timeoutMs: settings.timeoutMs, maxOutputBytes: settings.maxOutputBytes ?? TERMINAL_OUTPUT_BYTES, signal: context.signal, childrenDir: settings.childrenDir });
       if (result.timedOut) return { text: `Command timed out after ${Math.round(settings.timeoutMs / 1000)} s and was killed (whole process group).\n${result.output}`, isError: true };
       if (result.cancelled) return { text: `Command cancelled with the run.\n${result.output}`, isError: true };
       const status = result.exitCode === null ? `killed by ${result.signal}` : `exit code ${result.exitCode}`;

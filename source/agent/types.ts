@@ -137,6 +137,14 @@ export function notApprovedText(outcome: Exclude<ApprovalOutcome, { status: 'app
 
 /** The approval queue as its users see it (tools, MCP trust, elicitation). */
 export interface ApprovalRequester {
-  /** Resolves when decided, expired or cancelled (also when `signal` aborts). Never rejects. */
+  /**
+   * Resolves when decided, expired or cancelled (also when `signal` aborts). Never rejects. An abort
+   * whose reason is an `ApprovalTimeout` (the asker's own deadline) ends as `expired` with its message.
+   */
   request(input: ApprovalInput, signal?: AbortSignal): Promise<ApprovalOutcome>;
+}
+
+/** The asker's deadline passed (e.g. `elicitation.timeout`): an expiry, not a cancelled run. */
+export class ApprovalTimeout extends Error {
+  override name = 'TimeoutError';
 }

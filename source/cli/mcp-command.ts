@@ -58,6 +58,14 @@ export function mcpCommand(): Command {
     });
 
   mcp
+    .command('reconnect <server>')
+    .description('Close and reconnect one server of the running gateway (also after it was marked failed: its attempts start over)')
+    .action((name: string, _options: unknown, command: Command) => withOperations(command, async ({ operations }) => {
+      await operations.mcp.reconnect({ server: name });
+      say(`Reconnecting ${name}; see its status with: switchboard mcp list`);
+    }));
+
+  mcp
     .command('add <name>')
     .description('Add a server entry to config.json (never overwrites an existing name)')
     .option('--command <cmd>', 'stdio: executable to launch')

@@ -1,6 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { resolveHome, type HomeLayout } from '../config/home.js';
-import { resolveConfig } from '../config/load.js';
+import { resolveHome } from '../config/home.js';
 import { gatewayOnHome } from '../operations/connect.js';
 import { approvalsCommand } from './approvals-command.js';
 import { configCommand } from './config-command.js';
@@ -8,11 +7,12 @@ import { cronCommand } from './cron-command.js';
 import { deliveriesCommand } from './deliveries-command.js';
 import { addInstallLinkCommands } from './mcp-install-commands.js';
 import { addOAuthCommands } from './mcp-oauth-commands.js';
-import { homeOf, loadConfigFor } from './context.js';
+import { ensureConfig, homeOf } from './context.js';
 import { mcpCommand } from './mcp-command.js';
 import { print, reportError, say } from './output.js';
 import { runCommand } from './run-command.js';
 import { skillsCommand } from './skills-command.js';
+import { connectTarget, type GlobalOptions } from './session.js';
 import { webhookCommand } from './webhook-command.js';
 import { version } from './version.js';
 
@@ -23,6 +23,7 @@ function buildProgram(): Command {
     .version(version, '-v, --version')
     .option('--home <dir>', 'state and config folder (default: $SWITCHBOARD_HOME or ~/.switchboard)')
     .option('--connect <url>', 'reach a gateway over TCP (tcp://host:port; token from $SWITCHBOARD_CONTROL_TOKEN) instead of this home\'s socket')
+    .option('--attach', 'the console only attaches to a running gateway (fails when none runs)')
     .showSuggestionAfterError(true)
     .exitOverride();
 
@@ -35,9 +36,10 @@ function buildProgram(): Command {
 
   program
     .command('console')
-    .description('Open the operator console with the gateway running in-process (the default in a terminal)')
+    .description('Open the operator console: attached to the gateway of this home when one runs, else with the gateway in-process (the default in a terminal)')
+    .option('--attach', 'only attach to a running gateway (fails when none runs)')
     .action(async (_options, command: Command) => {
-      process.exitCode = await openConsole(homeOf(command), command.optsWithGlobals<{ home?: string }>().home);
+      process.exitCode = await openConsole(command);
     });
 
   program
@@ -84,24 +86,30 @@ async function runHeadlessGateway(...args: Parameters<typeof import('./gateway-c
 }
 
 /** Loaded on demand: the gateway command must never load React (STYLE.md section 1). */
-async function openConsole(home: HomeLayout, homeFlag: string | undefined): Promise<number> {
+async function openConsole(command: Command): Promise<number> {
   try {
-    const { file } = loadConfigFor(home, homeFlag);
-    const config = resolveConfig(file, home);
+    const options = command.optsWithGlobals<GlobalOptions & { attach?: boolean }>();
+    const home = homeOf(command);
+    const connect = connectTarget(command);
+    if (!connect && !options.attach) ensureConfig(home, options.home);
     const { runConsole } = await import('../ui/run-console.js');
-    return await runConsole(home, config);
+    return await runConsole({ home, version, ...(options.attach ? { attach: true } : {}), ...(connect ? { connect } : {}) });
   } catch (error) {
     return reportError(error);
   }
 }
 
-/** Runs the CLI and returns the exit code. No command: the main job (the headless gateway until the console lands). */
+/** Runs the CLI and returns the exit code. No command: the main job (the console in a terminal, else the headless gateway). */
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildProgram();
   if (!argv.some((arg) => !arg.startsWith('-') && !isHomeValue(argv, arg)) && !argv.some(isInfoFlag)) {
     program.parseOptions(argv);
-    const homeFlag = program.opts<{ home?: string }>().home;
-    if (process.stdin.isTTY && process.stdout.isTTY) return openConsole(resolveHome(homeFlag), homeFlag);
+    const { home: homeFlag, attach, connect } = program.opts<GlobalOptions & { attach?: boolean }>();
+    if (process.stdin.isTTY && process.stdout.isTTY) return openConsole(program);
+    if (attach || connect) {
+      say('error: attaching a console needs a terminal (run it in one, or use the CLI commands: switchboard status, cron list, ...).');
+      return 1;
+    }
     say('No terminal to draw the console in; running the headless gateway (switchboard gateway).');
     return runHeadlessGateway(resolveHome(homeFlag), homeFlag);
   }

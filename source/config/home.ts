@@ -14,6 +14,8 @@ export interface HomeLayout {
   gatewayLog: string;
   workspaceDir: string;
   skillsDir: string;
+  /** Pid files of running pre-run scripts and gh children, reaped at the next gateway start. */
+  childrenDir: string;
 }
 
 /** `--home` wins, then $SWITCHBOARD_HOME, then ~/.switchboard. */
@@ -35,6 +37,7 @@ export function homeLayout(root: string): HomeLayout {
     gatewayLog: path.join(logsDir, 'gateway.log'),
     workspaceDir: path.join(root, 'workspace'),
     skillsDir: path.join(root, 'skills'),
+    childrenDir: path.join(root, 'run', 'children'),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import * as generated from './config-validator.generated.js';
 import { closest } from './suggest.js';
+import { slugify } from '../infra/slug.js';
 import { formatKeyPath, pointerToSegments } from './key-path.js';
 import { checkClientMetadataUrl } from '../mcp/oauth-config.js';
 
@@ -64,6 +65,10 @@ function toIssue(error: ErrorObject, prefix: string[]): ConfigIssue | undefined 
     case 'pattern':
       if (params.propertyName !== undefined || error.propertyName !== undefined) {
         const name = String(error.propertyName ?? params.propertyName);
+        // A route name is its URL (/webhooks/<name>): a config key cannot be renamed silently, so say what to rename it to.
+        if (at.at(-1) === 'routes' && slugify(name) !== '') {
+          return { path: formatKeyPath([...at, name]), reason: `route name "${name}" is not URL-safe (lower-case letters, digits, "_" and "-"): rename it to "${slugify(name)}"` };
+        }
         return { path: formatKeyPath([...at, name]), reason: `name "${name}" is not allowed: it must match ${String(params.pattern)}` };
       }
       return { path: formatKeyPath(at), reason: `must match ${String(params.pattern)}` };

@@ -163,6 +163,7 @@ interface Wire {
 function createWire(socket: net.Socket, ctx: ConnectionContext, onClosing: () => void): Wire {
   const { client, logger } = ctx;
   let closing = false;
+  let corked = false;
   const markClosing = () => {
     if (!closing) onClosing();
     closing = true;
@@ -174,6 +175,15 @@ function createWire(socket: net.Socket, ctx: ConnectionContext, onClosing: () =>
       logger.warn({ client, bufferedBytes: socket.writableLength }, `Control client ${client.id} stopped reading (over ${ctx.maxBufferedBytes} bytes queued); disconnected`);
       socket.destroy();
       return;
+    }
+    // Lines written in one turn (a burst of events) leave in one writev, not one syscall each.
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        corked = false;
+        socket.uncork();
+      });
     }
     socket.write(line);
   };

@@ -13,8 +13,7 @@ export function routeTargetIssues(values: ConfigFile): ConfigIssue[] {
   const routes = values.platforms?.webhook?.extra?.routes ?? {};
   const issues: ConfigIssue[] = [];
   for (const [name, route] of Object.entries(routes)) {
-    const extra = Object.fromEntries(Object.entries(route.deliver_extra ?? {}).map(([key, value]) => [key, String(value)]));
-    const checked = resolveTarget(route.deliver ?? 'log', extra, platforms, { for: 'webhook' });
+    const checked = resolveTarget(route.deliver ?? 'log', route.deliver_extra ?? {}, platforms, { for: 'webhook' });
     if (!checked.ok) issues.push({ path: formatKeyPath(['platforms', 'webhook', 'extra', 'routes', name, 'deliver']), reason: checked.reason });
   }
   return issues;

@@ -1,5 +1,7 @@
+import { PER_DELIVERY } from '../infra/log-ring.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { homeLayout } from '../config/home.js';
 import type { ConfigFile } from '../config/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
 import { ghPrComment } from '../infra/gh.js';
@@ -75,7 +77,7 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
       case 'github_comment': {
         const checked = checkGithubTarget(extra);
         if (!checked.ok) return { ok: false, reason: checked.reason, chunksTotal: 0, chunksSent: 0 };
-        const result = await ghPrComment({ ...checked.value, body: messageText(request), timeoutMs: GH_TIMEOUT_MS, env: deps.ghEnv });
+        const result = await ghPrComment({ ...checked.value, body: messageText(request), timeoutMs: GH_TIMEOUT_MS, env: deps.ghEnv, childrenDir: homeLayout(deps.homeRoot).childrenDir });
         report(0)({ attempt: 1, atMs: now(), ok: result.ok, status: null, error: result.ok ? null : result.reason });
         return result.ok
           ? { ok: true, detail: `commented on ${checked.value.repo}#${checked.value.prNumber}${result.output ? `: ${result.output}` : ''}`, chunksTotal: 1, chunksSent: 1 }
@@ -108,7 +110,7 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
     if (recordId) {
       history?.settle(recordId, { status: result.ok ? 'delivered' : 'failed', chunksTotal: result.chunksTotal, chunksSent: result.chunksSent, atMs: now(), ...(result.ok ? { detail: result.detail } : { error: result.reason }) });
     }
-    if (result.ok) deps.logger.info({ delivery: recordId, target: request.target }, `Delivered ${describeSubject(request)} to ${request.target}: ${result.detail}`);
+    if (result.ok) deps.logger.info({ delivery: recordId, target: request.target, ...(request.subject.kind === 'webhook' ? PER_DELIVERY : {}) }, `Delivered ${describeSubject(request)} to ${request.target}: ${result.detail}`);
     else deps.logger.warn({ delivery: recordId, target: request.target }, `Delivery of ${describeSubject(request)} to ${request.target} failed: ${result.reason}`);
     const outcome: DeliveryResult = result.ok ? { ok: true, detail: result.detail, ...(recordId ? { recordId } : {}) } : { ok: false, reason: result.reason, ...(recordId ? { recordId } : {}) };
     deps.events?.emit('delivery.finished', { target: request.target, subject: request.subject, result: outcome });

@@ -1,4 +1,5 @@
 import { apiBase, requiredSettings, setting, type MessagingKind, type PlatformSettings } from './platforms.js';
+import type { DeliverExtra } from './types.js';
 
 export type TargetKind = 'log' | 'local' | 'origin' | 'github_comment' | MessagingKind;
 
@@ -6,12 +7,18 @@ const kinds: readonly TargetKind[] = ['log', 'local', 'origin', 'github_comment'
 const messaging = new Set<string>(['telegram', 'discord', 'slack', 'signal', 'sms', 'email']);
 const unresolved = /\$\{[^{}]+\}/;
 const repoPattern = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+const threads = new Set<string>(['telegram', 'slack', 'discord']);
+/** A `deliver_extra` value where a platform wants text (a recipient, a repo): 42 -> "42", absent -> "". */
+const text = (value: string | number | boolean | undefined): string => (value === undefined ? '' : String(value));
 
 export interface ParsedTarget {
   kind: TargetKind;
   /** The recipient written in the target string (`telegram:<chat_id>`, `email:<address>`...). */
   recipient?: string;
-  /** Telegram forum topic (`telegram:<chat_id>:<thread_id>`). */
+  /**
+   * Thread to post in: `deliver_extra.thread_id`, else `telegram:<chat_id>:<thread_id>`. Telegram gets it
+   * as `message_thread_id`, Slack as `thread_ts`, Discord posts into the thread (a thread is a channel).
+   */
   threadId?: string;
 }
 
@@ -46,14 +53,14 @@ export interface ResolvedTarget extends ParsedTarget {
  * again at delivery: known kind, platform enabled, credentials present, a recipient from
  * `deliver_extra.chat_id`, else the target string, else the home channel.
  */
-export function resolveTarget(target: string, extra: Record<string, string | undefined>, platforms: PlatformSettings, context: { for: 'webhook' | 'job' }): TargetCheck<ResolvedTarget> {
+export function resolveTarget(target: string, extra: Readonly<Partial<DeliverExtra>>, platforms: PlatformSettings, context: { for: 'webhook' | 'job' }): TargetCheck<ResolvedTarget> {
   const parsed = parseTarget(target);
   if (!parsed.ok) return parsed;
   const value = parsed.value;
   if (value.kind === 'origin' && context.for === 'webhook') return { ok: false, reason: 'delivery target "origin" is for jobs (the console pane or chat a job came from); a webhook has no origin: use log, local, github_comment or a messaging target' };
   if (value.kind === 'github_comment') {
     for (const key of ['repo', 'pr_number'] as const) {
-      if (!extra[key]) return { ok: false, reason: `github_comment needs deliver_extra.${key} (e.g. repo: "{repository.full_name}", pr_number: "{number}")` };
+      if (text(extra[key]) === '') return { ok: false, reason: `github_comment needs deliver_extra.${key} (e.g. repo: "{repository.full_name}", pr_number: "{number}")` };
     }
     return { ok: true, value };
   }
@@ -66,15 +73,17 @@ export function resolveTarget(target: string, extra: Record<string, string | und
     if (!configured) return { ok: false, reason: `platforms.${kind}.${key} is not set` };
     if (unresolved.test(configured)) return { ok: false, reason: `platforms.${kind}.${key} refers to ${unresolved.exec(configured)![0]}, which is not set (add it to $SWITCHBOARD_HOME/.env)` };
   }
-  const recipient = extra.chat_id || value.recipient || setting(settings, 'home_channel');
+  const recipient = text(extra.chat_id) || value.recipient || setting(settings, 'home_channel');
   if (!recipient) return { ok: false, reason: `no recipient for ${kind}: write ${kind}:<recipient>, set deliver_extra.chat_id, or set platforms.${kind}.home_channel` };
-  return { ok: true, value: { ...value, recipient, settings, baseUrl: apiBase(kind, settings) } };
+  const threadId = text(extra.thread_id) || value.threadId;
+  if (threadId && !threads.has(kind)) return { ok: false, reason: `deliver_extra.thread_id: ${kind} has no threads (telegram, slack and discord do)` };
+  return { ok: true, value: { ...value, recipient, ...(threadId ? { threadId } : {}), settings, baseUrl: apiBase(kind, settings) } };
 }
 
 /** github_comment parameters after template rendering. */
-export function checkGithubTarget(extra: Record<string, string | undefined>): TargetCheck<{ repo: string; prNumber: number }> {
-  const repo = extra.repo ?? '';
-  const pr = extra.pr_number ?? '';
+export function checkGithubTarget(extra: Readonly<Partial<DeliverExtra>>): TargetCheck<{ repo: string; prNumber: number }> {
+  const repo = text(extra.repo);
+  const pr = text(extra.pr_number);
   if (!repoPattern.test(repo)) return { ok: false, reason: `deliver_extra.repo must be owner/name (got "${repo}"); gh was not run` };
   if (!/^[1-9]\d*$/.test(pr)) return { ok: false, reason: `deliver_extra.pr_number must be a positive integer (got "${pr}"); gh was not run` };
   return { ok: true, value: { repo, prNumber: Number(pr) } };

@@ -4,11 +4,14 @@ export type DeliverySubject =
   | { kind: 'job'; jobId: string; jobName: string; runId: string }
   | { kind: 'console'; runId: string };
 
+/** `deliver_extra` after rendering: values keep their JSON type (`pr_number: 42` stays a number). */
+export type DeliverExtra = Record<string, string | number | boolean>;
+
 export interface DeliveryRequest {
   /** The `deliver` value as configured: `log`, `local`, `origin`, `github_comment`, `telegram:123`... */
   target: string;
   /** Rendered `deliver_extra` values. */
-  extra?: Record<string, string>;
+  extra?: DeliverExtra;
   output: string;
   subject: DeliverySubject;
   /** The run failed: targets say so (failed runs are always delivered with the error). */

@@ -24,7 +24,7 @@ export function createGatewayEvents(): GatewayEvents {
 
 /** Every event name once: what the control channel's journal forwards to attached consoles. */
 export const gatewayEventNames = [
-  'gateway.started', 'gateway.stopped', 'webhook.listening', 'webhook.received', 'webhook.runStarted', 'webhook.completed',
+  'gateway.started', 'gateway.stopped', 'webhook.listening', 'webhook.routesChanged', 'webhook.received', 'webhook.runStarted', 'webhook.completed',
   'approval.requested', 'approval.resolved', 'approval.grantsChanged', 'run.started', 'run.progressed', 'run.finished', 'mcp.statusChanged', 'mcp.toolsChanged',
   'output.delivered', 'config.changed', 'delivery.finished', 'job.started', 'job.finished', 'job.changed',
 ] as const satisfies ReadonlyArray<keyof GatewayEventMap>;

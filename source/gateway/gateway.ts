@@ -10,6 +10,7 @@ import { routeTargetIssues } from '../delivery/check-config.js';
 import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
 import type { DeliveryRequest } from '../delivery/types.js';
 import { describeSubject } from '../delivery/log-target.js';
+import { reapOrphans } from '../infra/child-records.js';
 import { createMcpComponent, type McpCommands, type McpSnapshot } from '../mcp/gateway-component.js';
 import { createCronjobTool } from '../scheduler/cronjob-tool.js';
 import { createJobsDomain } from '../scheduler/jobs-domain.js';
@@ -193,6 +194,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       },
       stop: () => lock?.release(),
     },
+    { name: 'orphan reaper', start: () => void reapOrphans(config.home.childrenDir, (message) => logger.warn(message)), stop: () => {} },
     // Writes of one event-loop turn share a commit while the gateway runs, and the WAL is checkpointed
     // off the event loop; stopped last, so every write commits.
     {
@@ -255,8 +257,16 @@ export function createGateway(deps: GatewayDeps): Gateway {
       recent: (options) => webhooks?.recent(options) ?? [],
       secretFor: (route) => webhooks ? webhooks.secretFor(route) : { ok: false, reason: webhookDisabled },
       counts: () => webhooks?.counts() ?? null,
-      subscribe: (request) => webhooks ? subscribeWebhook(subscriptionDeps(webhooks), request) : disabled(),
-      unsubscribe: (name) => webhooks ? unsubscribeWebhook(subscriptionDeps(webhooks), name) : disabled(),
+      subscribe: (request) => {
+        const result = webhooks ? subscribeWebhook(subscriptionDeps(webhooks), request) : disabled<Subscribed>();
+        if (result.ok) events.emit('webhook.routesChanged', { name: result.value.subscription.name, change: 'subscribed' });
+        return result;
+      },
+      unsubscribe: (name) => {
+        const result = webhooks ? unsubscribeWebhook(subscriptionDeps(webhooks), name) : disabled<{ name: string; shadowed: boolean }>();
+        if (result.ok) events.emit('webhook.routesChanged', { name: result.value.name, change: 'unsubscribed' });
+        return result;
+      },
       routes: () => {
         if (!webhooks) return [];
         const { static: fixed } = webhooks.routeNames();

@@ -1,5 +1,6 @@
-import { guardProcessGroup } from './process-group.js';
 import path from 'node:path';
+import { recordChild } from './child-records.js';
+import { guardProcessGroup } from './process-group.js';
 
 export interface ScriptRunOptions {
   /** Absolute path of an executable file; it runs with its own folder as working directory. */
@@ -8,6 +9,8 @@ export interface ScriptRunOptions {
   /** A stream writing more than this fails the script (default 1 MiB). */
   maxOutputBytes?: number;
   signal?: AbortSignal;
+  /** `<home>/run/children`: the script is recorded there while it runs (reaped after a gateway crash). */
+  childrenDir?: string;
 }
 
 export interface ScriptRunResult {
@@ -40,6 +43,7 @@ export async function runScript(options: ScriptRunOptions): Promise<ScriptRunRes
     maxBuffer: maxBytes,
     stripFinalNewline: false,
   });
+  const forget = recordChild(options.childrenDir, child.pid, `pre-run script ${options.file}`);
   const guard = guardProcessGroup(child, options);
   const { state } = guard;
   try {
@@ -57,5 +61,6 @@ export async function runScript(options: ScriptRunOptions): Promise<ScriptRunRes
     };
   } finally {
     guard.release();
+    forget();
   }
 }

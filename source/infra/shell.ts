@@ -1,3 +1,4 @@
+import { recordChild } from './child-records.js';
 import { guardProcessGroup } from './process-group.js';
 
 export interface ShellOptions {
@@ -7,6 +8,8 @@ export interface ShellOptions {
   maxOutputBytes: number;
   signal?: AbortSignal;
   env?: NodeJS.ProcessEnv;
+  /** `<home>/run/children`: the command is recorded there while it runs (reaped after a gateway crash). */
+  childrenDir?: string;
 }
 
 export interface ShellResult {
@@ -38,6 +41,7 @@ export async function runShell(options: ShellOptions): Promise<ShellResult> {
   const capture = createHeadTailCapture(options.maxOutputBytes);
   child.all?.on('data', (chunk: Buffer) => capture.push(chunk));
 
+  const forget = recordChild(options.childrenDir, child.pid, 'terminal command');
   const guard = guardProcessGroup(child, options);
   const { state } = guard;
   try {
@@ -45,6 +49,7 @@ export async function runShell(options: ShellOptions): Promise<ShellResult> {
     return { exitCode: result.exitCode ?? null, output: capture.text(), truncatedBytes: capture.truncatedBytes(), timedOut: state.timedOut, cancelled: state.cancelled, signal: result.signal ?? null };
   } finally {
     guard.release();
+    forget();
   }
 }
 

@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ApprovalRequester } from '../agent/types.js';
 import { createHttpClient, type HttpClient } from './http-fetch.js';
+import { createBackoff, DEFAULT_BACKOFF, type BackoffSettings } from './backoff.js';
+import { callErrorMessage, credentialsNeeded, describeError, withoutHtml } from './connect-errors.js';
 import { isModernOnlyRejection } from './era-errors.js';
 import { createHeadlessOAuth } from './headless-oauth.js';
 import { preflight } from './preflight.js';
@@ -11,7 +13,10 @@ import { clientCapabilities, installServerRequestHandlers, type SampleFn } from 
 import type { McpEra, McpSession } from './session.js';
 import { createStderrRing, type StderrRing } from './stderr-ring.js';
 
-/** `needs-login`: an `auth: oauth` server without usable tokens; no retries until a login (reason carries the hint). */
+/**
+ * `needs-login`: an `auth: oauth` server without usable tokens, or any HTTP server answering 401/403;
+ * no retries until a login, a reconnect or a config change (the reason carries the hint).
+ */
 export type McpServerStatus = 'disabled' | 'connecting' | 'ready' | 'degraded' | 'reconnecting' | 'recycled' | 'failed' | 'needs-login';
 
 export interface McpServerState {
@@ -46,23 +51,21 @@ export interface ConnectionDeps {
   /** Reconnect after failures (gateway); `mcp list`/`mcp test` connect once. Default true. */
   retry?: boolean;
   random?: () => number;
-  /** Reconnect pacing; defaults 1 s doubling to 60 s, `failed` after 5 in a row, then every 5 minutes. */
-  backoff?: Partial<typeof DEFAULT_BACKOFF>;
+  /** Reconnect pacing (backoff.ts): 1 s doubling to 60 s, `failed` after 5 in a row, then every 5 minutes. */
+  backoff?: Partial<BackoffSettings>;
   clientInfo?: { name: string; version: string };
 }
 
 /** How often a `needs-login` server looks for tokens written by a login in another process. */
 const LOGIN_CHECK_MS = 2000;
 
-export const DEFAULT_BACKOFF = { minMs: 1000, maxMs: 60_000, failuresBeforeFailed: 5, failedRetryMs: 5 * 60_000 };
-
 export class McpCallError extends Error {}
 
 /** One server's connection: connect, keepalive, backoff reconnect, stdio recycling, calls with timeouts. */
 export function createMcpConnection(deps: ConnectionDeps) {
   const { server, logger } = deps;
-  const random = deps.random ?? Math.random;
   const backoff = { ...DEFAULT_BACKOFF, ...deps.backoff };
+  const pacing = createBackoff(backoff, deps.random);
   const stderr: StderrRing = createStderrRing(deps.logsDir && server.transport === 'stdio' ? path.join(deps.logsDir, 'mcp', `${server.name.replace(/[^A-Za-z0-9._-]/g, '_')}.log`) : undefined);
   let state: McpServerState = { name: server.name, status: server.enabled ? 'connecting' : 'disabled', transport: server.transport, updatedAtMs: deps.now() };
   let session: McpSession | undefined;
@@ -70,7 +73,10 @@ export function createMcpConnection(deps: ConnectionDeps) {
   let connecting: Promise<McpSession> | undefined;
   let stopped = false;
   let inFlight = 0;
-  let failures = 0;
+  /** The one scheduled reconnect: a failure never adds a second (and a call never connects while it waits). */
+  let retryTimer: NodeJS.Timeout | undefined;
+  /** Where the current attempt's stderr starts: a failure quotes its own process's last lines. */
+  let stderrMark = 0;
   let usePing = true;
   let lastActivity = deps.now();
   let connectedAt = 0;
@@ -91,7 +97,19 @@ export function createMcpConnection(deps: ConnectionDeps) {
     }, ms);
     timer.unref();
     timers.add(timer);
+    return timer;
   };
+  const scheduleRetry = (ms: number) => {
+    if (retryTimer) {
+      clearTimeout(retryTimer);
+      timers.delete(retryTimer);
+    }
+    retryTimer = later(ms, () => {
+      retryTimer = undefined;
+      reconnect();
+    });
+  };
+  const stderrTail = () => stderr.since(stderrMark).filter((line) => line.trim() !== '').slice(-3).join(' | ');
 
   async function connectOnce(): Promise<McpSession> {
     const controller = new AbortController();
@@ -112,6 +130,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
       const requestDeps = { server, approvals: deps.approvals, sample: deps.sample, now: deps.now };
       // Loaded on the first connect: a gateway without MCP servers never loads the MCP SDK.
       const { openSession } = await import('./session.js');
+      stderrMark = stderr.mark();
       const opened = openSession({
         server, stderr, http, signal: controller.signal, oauth: headlessOAuth.transportAuth(http),
         capabilities: clientCapabilities(requestDeps),
@@ -149,12 +168,19 @@ export function createMcpConnection(deps: ConnectionDeps) {
             throw new McpCallError(`server ${server.name}: stopped`);
           }
           session = opened;
-          opened.client.onclose = () => onClosed(opened);
-          failures = 0;
           usePing = true;
           connectedAt = deps.now();
           lastActivity = connectedAt;
-          await discover();
+          pacing.connected(connectedAt);
+          try {
+            await discover();
+          } catch (error) {
+            // One failure, reported by our caller; onclose is not watched yet, so it is not counted twice.
+            session = undefined;
+            void opened.close();
+            throw error;
+          }
+          opened.client.onclose = () => onClosed(opened);
           set('ready');
           scheduleKeepalive();
           scheduleLifecycle();
@@ -172,7 +198,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
     if (session !== closed || stopped) return;
     session = undefined;
     clearKeepalive();
-    const tail = stderr.lines().slice(-3).join(' | ');
+    const tail = stderrTail();
     fail(`connection closed${tail ? ` (stderr: ${tail})` : ''}`, true);
   }
 
@@ -180,20 +206,17 @@ export function createMcpConnection(deps: ConnectionDeps) {
   function fail(reason: string, wasReady: boolean): void {
     if (stopped) return;
     if (!reason.startsWith(`server ${server.name}:`)) reason = `server ${server.name}: ${reason}`;
-    failures += 1;
     if (deps.retry === false) {
       set('failed', reason);
       return;
     }
-    if (failures >= backoff.failuresBeforeFailed) {
-      set('failed', `${reason}; retrying every ${Math.round(backoff.failedRetryMs / 60_000)} minutes`);
-      later(backoff.failedRetryMs, reconnect);
-      return;
+    const step = pacing.failed(deps.now());
+    if (step.exhausted) {
+      set('failed', `${reason}; ${step.attempt} failed attempts in a row, retrying every ${Math.round(backoff.failedRetryMs / 60_000)} minutes (the console's R reconnects now)`);
+    } else {
+      set(wasReady ? 'degraded' : 'reconnecting', `${reason}; attempt ${step.attempt} of ${backoff.failuresBeforeFailed}, next in ${(step.delayMs / 1000).toFixed(1)} s`);
     }
-    const base = Math.min(backoff.maxMs, backoff.minMs * 2 ** (failures - 1));
-    const delayMs = Math.round(base / 2 + (random() * base) / 2);
-    set(wasReady ? 'degraded' : 'reconnecting', `${reason}; attempt ${failures} of ${backoff.failuresBeforeFailed}, next in ${(delayMs / 1000).toFixed(1)} s`);
-    later(delayMs, reconnect);
+    scheduleRetry(step.delayMs);
   }
 
   function reconnect(): void {
@@ -208,6 +231,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
    */
   function awaitLogin(reason: string): void {
     set('needs-login', reason);
+    if (server.auth !== 'oauth') return; // new headers come with a config change, which replaces this connection
     const tokensChanged = headlessOAuth.tokensChangedFromNow();
     const check = () => {
       if (stopped || state.status !== 'needs-login') return;
@@ -224,9 +248,14 @@ export function createMcpConnection(deps: ConnectionDeps) {
       awaitLogin(login.message);
       return;
     }
-    let reason = describeError(error);
+    const credentials = server.auth === 'oauth' ? undefined : credentialsNeeded(server.name, error);
+    if (credentials) {
+      awaitLogin(credentials);
+      return;
+    }
+    let reason = withoutHtml(describeError(error));
     if (!reason.startsWith(`server ${server.name}:`)) reason = `server ${server.name}: connect failed: ${reason}`;
-    const tail = server.transport === 'stdio' ? stderr.lines().filter((line) => line.trim() !== '').slice(-3).join(' | ') : '';
+    const tail = server.transport === 'stdio' ? stderrTail() : '';
     if (tail && /closed|exited|EPIPE/i.test(reason)) reason += ` (stderr: ${tail})`;
     if (server.protocol === 'legacy' && isModernOnlyRejection(error)) {
       reason += `; the server only speaks the modern era: set mcp_servers.${server.name}.protocol to auto or stateless`;
@@ -306,13 +335,14 @@ export function createMcpConnection(deps: ConnectionDeps) {
     inFlight += 1;
     lastActivity = deps.now();
     try {
+      // A scheduled reconnect keeps its pace: calls do not spawn or dial in between.
+      if (retryTimer && !session) throw new McpCallError(`server ${server.name}: not connected (${state.status}): ${state.reason ?? 'waiting to reconnect'}`);
       let current: McpSession;
       try {
         current = await ensureSession();
       } catch (error) {
-        // A retry already scheduled keeps its pace; otherwise this failure starts the backoff.
-        if (!connecting && timers.size === 0) handleConnectError(error);
-        throw new McpCallError(`server ${server.name}: not connected: ${describeError(error)}`);
+        if (!connecting && !retryTimer && state.status !== 'needs-login') handleConnectError(error);
+        throw new McpCallError(`server ${server.name}: not connected: ${withoutHtml(describeError(error))}`);
       }
       try {
         return await fn(current, signal);
@@ -359,6 +389,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
     },
     async stop(): Promise<void> {
       stopped = true;
+      retryTimer = undefined;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       clearKeepalive();
@@ -376,23 +407,3 @@ export type McpConnection = ReturnType<typeof createMcpConnection>;
 
 /** Missing certificate files and non-MCP endpoints: no retries. */
 export class FatalConnectError extends Error {}
-
-/** The message plus its causes (undici says only "fetch failed"; the cause says ECONNREFUSED 127.0.0.1:9). */
-export function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const parts = [error.message];
-  let cause = (error as { cause?: unknown }).cause;
-  for (let depth = 0; cause instanceof Error && depth < 4; depth++) {
-    if (!parts.some((p) => p.includes(cause instanceof Error ? cause.message : ''))) parts.push(cause.message);
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return parts.join(': ');
-}
-
-function callErrorMessage(server: ResolvedMcpServer, label: string, error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  if (code === 'REQUEST_TIMEOUT' || /timed? ?out/i.test(describeError(error))) {
-    return `server ${server.name}: ${label} did not answer within ${server.timeoutMs / 1000} s (mcp_servers.${server.name}.timeout = ${server.timeoutMs / 1000})`;
-  }
-  return `server ${server.name}: ${label} failed: ${describeError(error)}`;
-}

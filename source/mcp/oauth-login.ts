@@ -6,7 +6,7 @@ import { openCallbackListener, type CallbackListener, type PortChoice } from './
 import { overridesSet, resolveOAuth, type Checked, type ResolvedOAuth } from './oauth-config.js';
 import { createOAuthProvider, withTokenEndpointUserAgent } from './oauth-provider.js';
 import type { ResolvedMcpServer } from './server-config.js';
-import { describeError } from './connection.js';
+import { describeError } from './connect-errors.js';
 import { isModernOnlyRejection } from './era-errors.js';
 import { makeTransport, MODERN_VERSION, type McpEra } from './session.js';
 import { createStderrRing } from './stderr-ring.js';

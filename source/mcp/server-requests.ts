@@ -1,5 +1,5 @@
 import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
-import type { ApprovalOutcome, ApprovalRequester } from '../agent/types.js';
+import { ApprovalTimeout, type ApprovalOutcome, type ApprovalRequester } from '../agent/types.js';
 import type { ResolvedMcpServer } from './server-config.js';
 
 /** One sampling request as our model layer sees it (server-initiated `sampling/createMessage`). */
@@ -45,7 +45,7 @@ export function installServerRequestHandlers(client: Client, deps: ServerRequest
       const outcome = await askWithTimeout(deps.approvals, {
         origin: `mcp:${server.name}`, tool: 'elicitation', server: server.name, args: { message },
         reason: `server ${server.name} asks for input`, form: { message, schema },
-      }, server.elicitation.timeoutMs);
+      }, server.elicitation.timeoutMs, `mcp_servers.${server.name}.elicitation.timeout`);
       if (outcome.status === 'approved') return { action: 'accept' as const, content: withDefaults(outcome.values ?? {}, schema) };
       return { action: outcome.status === 'denied' ? ('decline' as const) : ('cancel' as const) };
     });
@@ -65,7 +65,7 @@ export function installServerRequestHandlers(client: Client, deps: ServerRequest
       const outcome = await askWithTimeout(deps.approvals, {
         origin: `mcp:${server.name}`, tool: 'sampling', server: server.name,
         args: { systemPrompt: params.systemPrompt, messages }, reason: `server ${server.name} asks the model for a completion`,
-      }, server.elicitation.timeoutMs);
+      }, server.elicitation.timeoutMs, `mcp_servers.${server.name}.elicitation.timeout (sampling has no timeout of its own)`);
       if (outcome.status !== 'approved') throw new Error(`server ${server.name}: sampling request not approved by the operator (${outcome.status})`);
       const maxTokens = Math.min(params.maxTokens, server.sampling.maxTokens ?? params.maxTokens);
       const result = await sample({ server: server.name, messages, systemPrompt: params.systemPrompt, maxTokens, model: server.sampling.model, signal: AbortSignal.timeout(server.timeoutMs) });
@@ -75,13 +75,15 @@ export function installServerRequestHandlers(client: Client, deps: ServerRequest
   }
 }
 
-async function askWithTimeout(approvals: ApprovalRequester, input: Parameters<ApprovalRequester['request']>[0], timeoutMs: number): Promise<ApprovalOutcome> {
+/** The approval, bounded by the server's own timeout: no answer in time is recorded as expired (timed out), not cancelled. */
+async function askWithTimeout(approvals: ApprovalRequester, input: Parameters<ApprovalRequester['request']>[0], timeoutMs: number, setting: string): Promise<ApprovalOutcome> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<ApprovalOutcome>((resolve) => {
     timer = setTimeout(() => {
-      controller.abort();
-      resolve({ status: 'expired', reason: 'timed out' });
+      const timeout = new ApprovalTimeout(`timed out: no answer within ${timeoutMs / 1000} s (${setting})`);
+      controller.abort(timeout);
+      resolve({ status: 'expired', reason: timeout.message });
     }, timeoutMs);
   });
   try {

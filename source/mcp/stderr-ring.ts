@@ -5,12 +5,16 @@ import path from 'node:path';
 export interface StderrRing {
   write(chunk: Buffer | string): void;
   lines(): string[];
+  /** A position to read from later: `since(mark())` is what was written after it (one attempt's output). */
+  mark(): number;
+  since(mark: number): string[];
   close(): void;
 }
 
 export function createStderrRing(logFile: string | undefined, maxLines = 200): StderrRing {
   const kept: string[] = [];
   let partial = '';
+  let total = 0;
   let stream: fs.WriteStream | undefined;
   if (logFile) {
     fs.mkdirSync(path.dirname(logFile), { recursive: true, mode: 0o700 });
@@ -24,11 +28,18 @@ export function createStderrRing(logFile: string | undefined, maxLines = 200): S
       partial = parts.pop() ?? '';
       for (const line of parts) {
         kept.push(line);
+        total += 1;
         if (kept.length > maxLines) kept.shift();
       }
       stream?.write(chunk);
     },
     lines: () => (partial ? [...kept, partial] : [...kept]),
+    mark: () => total + (partial ? 1 : 0),
+    since(mark) {
+      const all = partial ? [...kept, partial] : kept;
+      const end = total + (partial ? 1 : 0);
+      return all.slice(Math.max(0, all.length - Math.max(0, end - mark)));
+    },
     close() {
       stream?.end();
       stream = undefined;

@@ -61,8 +61,10 @@ export async function openSession(home: HomeLayout, options: SessionOptions): Pr
 
 /** A console attached over the control channel: dials again by itself when the gateway goes away and comes back. */
 export async function attachLink(target: ControlTarget): Promise<GatewayLink> {
-  const listeners = new Set<(status: LinkStatus, detail?: string) => void>();
-  const client = await connectControl({ ...target, reconnect: true, onStatus: (status, detail) => listeners.forEach((listener) => listener(status, detail)) });
+  let forward: (status: LinkStatus, detail?: string) => void = () => {};
+  const client = await connectControl({ ...target, reconnect: true, onStatus: (status, detail) => forward(status, detail) });
   const hello = (await client.hello()) as unknown as GatewayHello;
-  return attachedLink(client, createRemoteOperations((method, params) => client.call(method, params)), hello, listeners);
+  const link = attachedLink(client, createRemoteOperations((method, params) => client.call(method, params)), hello, !('socketPath' in target));
+  forward = link.onClientStatus;
+  return link;
 }

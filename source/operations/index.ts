@@ -76,6 +76,5 @@ export async function dispatchOperation(operations: Operations, method: string, 
   return handler(paramsOf(method, params));
 }
 
-export { createRemoteOperations } from './remote.js';
-
 export { OperatorError };
+export { createRemoteOperations } from './remote.js';

@@ -22,14 +22,8 @@ export interface JobOperations {
   next(params: { schedule: string; count?: number }): Promise<{ timezone: string; schedule: string; interval: boolean; times: string[] }>;
 }
 
-export interface JobRequestParams {
-  schedule: string;
-  prompt: string;
-  name?: string;
-  deliver?: string;
-  skills?: string[];
-  script?: string;
-  catchUp?: string;
+/** A job request (the CLI's flags, the console's form) and where it comes from. */
+export interface JobRequestParams extends JobRequest {
   /** `cli` or `console`: the CLI's jobs deliver to local files by default, the console's to the console. */
   origin?: string;
   /** Relative script paths resolve from here (the CLI's working directory). */

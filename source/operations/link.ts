@@ -20,6 +20,8 @@ export interface LinkHandlers {
  */
 export interface GatewayLink {
   where: 'in-process' | 'attached';
+  /** Attached over TCP (`--connect`): the gateway's files are on another machine. */
+  remote: boolean;
   operations: Operations;
   hello(): GatewayHello;
   subscribe(handlers: LinkHandlers): () => void;
@@ -31,6 +33,7 @@ export interface GatewayLink {
 export function inProcessLink(host: GatewayHost): GatewayLink {
   return {
     where: 'in-process',
+    remote: false,
     operations: host.operations,
     hello: () => host.hello(),
     subscribe(handlers) {
@@ -43,16 +46,21 @@ export function inProcessLink(host: GatewayHost): GatewayLink {
 }
 
 /**
- * Attached over the control channel. `statusListeners` is shared with the client's onStatus (set
- * when it was connected); after a re-attach the hello is read again (the gateway may have restarted).
+ * Attached over the control channel. `onClientStatus` receives the client's status changes (it was
+ * given to the client when it connected); after a re-attach the hello is read again before anyone
+ * hears `connected` (the gateway may have restarted: another pid, another listener).
  */
-export function attachedLink(client: ControlClient, operations: Operations, initialHello: GatewayHello, statusListeners: Set<(status: LinkStatus, detail?: string) => void>): GatewayLink {
+export function attachedLink(client: ControlClient, operations: Operations, initialHello: GatewayHello, remote: boolean): GatewayLink & { onClientStatus(status: LinkStatus, detail?: string): void } {
   let hello = initialHello;
-  statusListeners.add((status) => {
-    if (status === 'connected') void client.hello().then((next) => { hello = next as unknown as GatewayHello; }, () => {});
-  });
+  const statusListeners = new Set<(status: LinkStatus, detail?: string) => void>();
+  const tell = (status: LinkStatus, detail?: string) => statusListeners.forEach((listener) => listener(status, detail));
   return {
+    onClientStatus(status, detail) {
+      if (status !== 'connected') return tell(status, detail);
+      void client.hello().then((next) => { hello = next as unknown as GatewayHello; }, () => {}).finally(() => tell(status, detail));
+    },
     where: 'attached',
+    remote,
     operations,
     hello: () => hello,
     subscribe(handlers) {

@@ -58,7 +58,7 @@ export const MAX_APPROVAL_HISTORY = 20;
 export const MAX_LOG_LINES = 2000;
 
 /** Events after which the parts that events do not carry (header, listener, routes) are read again. */
-export const resyncEvents: ReadonlySet<string> = new Set(['gateway.started', 'gateway.stopped', 'webhook.listening', 'config.changed', 'mcp.toolsChanged']);
+export const resyncEvents: ReadonlySet<string> = new Set(['gateway.started', 'gateway.stopped', 'webhook.listening', 'webhook.routesChanged', 'config.changed', 'mcp.toolsChanged']);
 
 /**
  * The read model: a GatewayState plus events folded in, in order. The gateway keeps one (for the
@@ -125,6 +125,8 @@ export function createReadModel(initial: GatewayState) {
         const state = event.data;
         const index = servers.findIndex((server) => server.name === state.name);
         if (index >= 0) servers = servers.map((server) => (server.name === state.name ? { ...server, ...state } : server));
+        // A server (re)added by a reload or reconnect: its tools and settings follow with mcp.toolsChanged (a resync).
+        else servers = [...servers, { ...state, tools: [], oauth: false, trust: 'full' }];
         return;
       }
       case 'delivery.finished':

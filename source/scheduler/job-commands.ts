@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { slugify } from '../infra/slug.js';
 import type { JobRow, JobStore } from '../store/jobs.js';
 import { checkJobRequest, type Checked, type JobRequest, type JobRequestContext } from './job-input.js';
 import { nextRunAfter, parseSchedule } from './schedule.js';
@@ -25,12 +26,16 @@ export function createJobCommands(deps: JobCommandsDeps) {
     return schedule.ok ? nextRunAfter(schedule.value, afterMs, deps.timezone, job.createdAtMs) : null;
   };
 
-  /** An id, a unique id prefix (4+ characters) or a name; a name shared by several jobs is refused with their ids. */
+  /**
+   * An id, a unique id prefix (4+ characters) or a name (as written or slugified); a name shared by
+   * several jobs (possible only for jobs from before names were unique) is refused with their ids.
+   */
   const find = (ref: string): Checked<JobRow> => {
     const wanted = ref.trim();
     const exact = jobs.get(wanted);
     if (exact) return { ok: true, value: exact };
-    const named = jobs.byName(wanted);
+    let named = jobs.byName(wanted);
+    if (named.length === 0) named = jobs.byName(slugify(wanted)); // "Check the disk" finds check-the-disk
     if (named.length === 1) return { ok: true, value: named[0]! };
     if (named.length > 1) {
       return { ok: false, reason: `${named.length} jobs are named "${wanted}" (${named.map((job) => job.id).join(', ')}): use the id` };
@@ -42,6 +47,12 @@ export function createJobCommands(deps: JobCommandsDeps) {
     return { ok: false, reason: `no job with id or name "${wanted}" (see: switchboard cron list --all)` };
   };
 
+  /** Job names are unique: `cron run <name>` must mean one job. */
+  const nameTaken = (name: string, exceptId?: string): { ok: false; reason: string } | undefined => {
+    const other = jobs.byName(name).find((job) => job.id !== exceptId);
+    return other ? { ok: false, reason: `a job named "${name}" already exists (${other.id}): choose another name` } : undefined;
+  };
+
   const changed = (job: JobRow | null, id: string, change: 'created' | 'updated' | 'removed') => deps.onChange?.(id, change, job);
 
   return {
@@ -50,6 +61,8 @@ export function createJobCommands(deps: JobCommandsDeps) {
     create(request: JobRequest, context: JobRequestContext): Checked<JobRow> {
       const checked = checkJobRequest(request, { checkDeliver: deps.checkDeliver, ...context });
       if (!checked.ok) return checked;
+      const taken = nameTaken(checked.value.name);
+      if (taken) return taken;
       const createdAtMs = deps.now();
       const draft = checked.value;
       const id = uniqueId(jobs);
@@ -98,7 +111,10 @@ export function createJobCommands(deps: JobCommandsDeps) {
       };
       const checked = checkJobRequest(merged, { checkDeliver: deps.checkDeliver, ...context, origin: job.origin });
       if (!checked.ok) return checked;
-      const draft = checked.value;
+      // A name from before names were slugs stays as it is until the edit gives a new one.
+      const draft = changes.name === undefined ? { ...checked.value, name: job.name } : checked.value;
+      const taken = nameTaken(draft.name, job.id);
+      if (taken) return taken;
       const now = deps.now();
       const rescheduled = draft.schedule.text !== job.schedule;
       const nextRunAtMs = !job.enabled ? null : rescheduled ? nextRunAfter(draft.schedule, now, deps.timezone, job.createdAtMs) : job.nextRunAtMs;

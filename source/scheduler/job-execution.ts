@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { truncateMiddle } from '../agent/truncate.js';
 import type { RunAgent } from '../agent/types.js';
+import { silentReason } from '../delivery/silent.js';
 import type { Deliver } from '../delivery/types.js';
 import type { JobRow, RunOutcome } from '../store/jobs.js';
 import type { PreRunWorkers } from './pre-run-workers.js';
@@ -15,7 +16,6 @@ export interface JobExecutionDeps {
   now: () => number;
 }
 
-export const SILENT_MARKER = '[SILENT]';
 const STORED_OUTPUT_BYTES = 64 * 1024;
 const SCRIPT_TEXT_BYTES = 32 * 1024;
 
@@ -50,9 +50,8 @@ export async function executeJob(deps: JobExecutionDeps, job: JobRow, runId: str
     const delivery = await deliverOutput(deps, job, runId, text, true);
     return { ...base, status: 'error', error, finishedAtMs: deps.now(), delivery };
   }
-  if (run.output.includes(SILENT_MARKER)) {
-    return { ...base, status: 'silent', reason: `the answer contains ${SILENT_MARKER}: not delivered` };
-  }
+  const silent = silentReason({ ok: true, output: run.output });
+  if (silent) return { ...base, status: 'silent', reason: silent };
   const delivery = await deliverOutput(deps, job, runId, run.output, false);
   return {
     ...base,

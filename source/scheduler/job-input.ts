@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { slugify } from '../infra/slug.js';
 import type { CatchUpPolicy } from '../store/jobs.js';
 import { parseSchedule, type Schedule } from './schedule.js';
 
@@ -51,8 +52,9 @@ export function checkJobRequest(request: JobRequest, context: JobRequestContext)
   if (!schedule.ok) return schedule;
   const prompt = (request.prompt ?? '').trim();
   if (prompt === '') return { ok: false, reason: 'the prompt is empty: say what the agent should do at each run' };
-  const name = (request.name ?? '').trim() || defaultName(prompt);
-  if (name.length > 120) return { ok: false, reason: 'the name is longer than 120 characters' };
+  const given = (request.name ?? '').trim();
+  const name = given ? slugify(given) : defaultName(prompt);
+  if (name === '') return { ok: false, reason: `the name "${given}" has no letters or digits: job names are URL-safe slugs (lower-case letters, digits, "_" and "-")` };
   const deliver = (request.deliver ?? '').trim() || context.defaultDeliver;
   if (!deliverTarget.test(deliver)) return { ok: false, reason: `deliver "${deliver}" is not a target: use log, local, origin, or <kind>:<address> such as telegram:123` };
   const target = context.checkDeliver?.(deliver);
@@ -71,13 +73,9 @@ export function checkJobRequest(request: JobRequest, context: JobRequestContext)
   return { ok: true, value: { name, schedule: schedule.value, prompt, deliver, origin: context.origin, skills: [...new Set(skills)], script, catchUp } };
 }
 
-/** The start of the prompt's first line, cut at a word boundary. */
+/** The start of the prompt's first line as a slug, cut at a word boundary ("job" when nothing is left). */
 export function defaultName(prompt: string): string {
-  const line = prompt.split('\n')[0]!.trim().replace(/\s+/g, ' ');
-  if (line.length <= NAME_MAX) return line;
-  const cut = line.slice(0, NAME_MAX);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > 20 ? cut.slice(0, space) : cut).trimEnd()}…`;
+  return slugify(prompt.split('\n')[0]!, NAME_MAX) || 'job';
 }
 
 /** An executable file; for the agent, one that resolves (symlinks followed) inside the scripts folder. */

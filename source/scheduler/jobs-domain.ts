@@ -29,7 +29,7 @@ export function createJobsDomain(deps: JobsDomainDeps) {
   const scheduler = createScheduler({
     store: deps.store, logger: deps.logger, ...(deps.events ? { events: deps.events } : {}), ...(deps.now ? { now: deps.now } : {}),
     timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs, runAgent: deps.runAgent, deliver: deps.deliver,
-    preRun: createPreRunWorkers({ logger: deps.logger }), checkDeliver: jobDeliverCheck(deps.config.values),
+    preRun: createPreRunWorkers({ logger: deps.logger, childrenDir: deps.config.home.childrenDir }), checkDeliver: jobDeliverCheck(deps.config.values),
   });
   return { cron, scheduler, jobs: createJobsCore(scheduler, cron.scriptsDir, cron.timezone) };
 }

@@ -7,6 +7,8 @@ export interface PreRunRequest {
   fireId: string;
   script: string;
   timeoutMs: number;
+  /** Where the script's pid file goes while it runs (see infra/child-records.ts). */
+  childrenDir?: string;
 }
 
 /** What the worker posts back before it says `done`. */

@@ -26,7 +26,7 @@ export function defaultJobsRoot(moduleUrl: string = import.meta.url): string {
 }
 
 /** Bree runs the workers (only that: croner computes every schedule). Bree logs through pino, never the console. */
-export function createPreRunWorkers(deps: { logger: Logger; root?: string }): PreRunWorkers {
+export function createPreRunWorkers(deps: { logger: Logger; root?: string; childrenDir?: string }): PreRunWorkers {
   const root = deps.root ?? defaultJobsRoot();
   const file = `${root}${root.endsWith('/') ? '' : '/'}${WORKER_FILE}`;
   const log = deps.logger.child({ component: 'bree' });
@@ -71,7 +71,7 @@ export function createPreRunWorkers(deps: { logger: Logger; root?: string }): Pr
       const done = new Promise<ScriptRunResult>((resolve) => pending.set(name, { resolve }));
       try {
         const workers = await (bree ??= makeBree());
-        await workers.add({ name, path: file, timeout: false, interval: 0, worker: { workerData: { request } } });
+        await workers.add({ name, path: file, timeout: false, interval: 0, worker: { workerData: { request: { ...request, childrenDir: deps.childrenDir } } } });
         await workers.run(name);
       } catch (error) {
         pending.delete(name);

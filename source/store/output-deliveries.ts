@@ -1,5 +1,5 @@
 import type { AttemptRecord } from '../delivery/attempts.js';
-import type { DeliverySubject } from '../delivery/types.js';
+import type { DeliverExtra, DeliverySubject } from '../delivery/types.js';
 import type { Store } from './database.js';
 
 export type OutputDeliveryStatus = 'sending' | 'delivered' | 'failed';
@@ -7,7 +7,7 @@ export type OutputDeliveryStatus = 'sending' | 'delivered' | 'failed';
 export interface OutputDelivery {
   id: string;
   target: string;
-  extra: Record<string, string>;
+  extra: DeliverExtra;
   subject: DeliverySubject;
   output: string;
   runFailed: boolean;

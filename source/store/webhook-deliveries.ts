@@ -1,7 +1,9 @@
+import type { DeliverExtra } from '../delivery/types.js';
 import type { Store } from './database.js';
 
 /** Lifecycle of an accepted webhook delivery. */
-export type DeliveryState = 'queued' | 'running' | 'delivered' | 'failed' | 'delivery_failed';
+/** `silent`: the run answered [SILENT] (delivery/silent.ts), so nothing was sent; the reason is the detail. */
+export type DeliveryState = 'queued' | 'running' | 'delivered' | 'silent' | 'failed' | 'delivery_failed';
 
 export interface NewDelivery {
   route: string;
@@ -12,7 +14,7 @@ export interface NewDelivery {
   prompt: string;
   skills: string[];
   target: string;
-  targetExtra: Record<string, string>;
+  targetExtra: DeliverExtra;
   replayOf?: string;
   receivedAtMs: number;
 }
@@ -27,7 +29,7 @@ export interface DeliveryRecord {
   prompt: string;
   skills: string[];
   target: string;
-  targetExtra: Record<string, string>;
+  targetExtra: DeliverExtra;
   state: DeliveryState;
   replayOf: string | null;
   runId: string | null;
@@ -52,7 +54,7 @@ function fromRow(row: Record<string, unknown> | undefined): DeliveryRecord | und
     ...(row as unknown as DeliveryRecord),
     headers: JSON.parse(row.headers as string) as Record<string, string>,
     skills: JSON.parse(row.skills as string) as string[],
-    targetExtra: JSON.parse(row.targetExtra as string) as Record<string, string>,
+    targetExtra: JSON.parse(row.targetExtra as string) as DeliverExtra,
   };
 }
 
@@ -158,7 +160,7 @@ export function createDeliveryStore(store: Store) {
       return rows.map((row) => fromRow(row as Record<string, unknown>)!);
     },
     counts(): Record<DeliveryState, number> {
-      const out: Record<DeliveryState, number> = { queued: 0, running: 0, delivered: 0, failed: 0, delivery_failed: 0 };
+      const out: Record<DeliveryState, number> = { queued: 0, running: 0, delivered: 0, silent: 0, failed: 0, delivery_failed: 0 };
       for (const row of counts.all() as Array<{ state: DeliveryState; n: number }>) out[row.state] = Number(row.n);
       return out;
     },

@@ -1,10 +1,11 @@
 import { Box, Text, useApp, useInput, useWindowSize } from 'ink';
 import TextInput from 'ink-text-input';
 import { useState } from 'react';
-import { homeLayout } from '../config/home.js';
-import { configuredServerNames, installServer } from '../mcp/install-server.js';
-import { parseInstallLink, type InstallLink } from '../mcp/install-link.js';
+import type { McpServerConfig } from '../config/types.js';
 import type { ConfigIssue } from '../config/validate.js';
+import type { McpCommands } from '../mcp/gateway-component.js';
+import { parseInstallLink, type InstallLink } from '../operations/mcp-links.js';
+import type { GatewayLink } from '../operations/link.js';
 import type { EditorResult } from '../infra/editor.js';
 import { InstallConfirmation, type InstallDecision } from './components/InstallConfirmation.js';
 import { LoginDialog } from './components/LoginDialog.js';
@@ -12,13 +13,14 @@ import { ConfigProblems } from './components/ConfigProblems.js';
 import { ElicitationDialog, type ElicitationChoice } from './components/ElicitationDialog.js';
 import { Form } from './components/Form.js';
 import { SubscriptionCard } from './components/SubscriptionCard.js';
+import { issuesOf } from './forms/config-entry-form.js';
 import { describeApplied, type EditForm } from './forms/edit-form.js';
 import { editFormFor, type EditTarget } from './forms/edit-target.js';
 import type { FieldErrors } from './forms/form-fields.js';
 import { ApprovalDialog, approvalDialogHeight, type ApprovalChoice } from './components/ApprovalDialog.js';
 import { Header } from './components/Header.js';
 import { HelpOverlay } from './components/HelpOverlay.js';
-import type { ConsoleGateway, ConsoleModel } from './console-model.js';
+import type { ConsoleModel, ConsoleState } from './console-model.js';
 import { useConsoleState } from './hooks/useConsoleState.js';
 import { useNow } from './hooks/useNow.js';
 import { commandFor } from './keymap.js';
@@ -34,7 +36,13 @@ import { theme } from './theme.js';
 
 export interface AppProps {
   model: ConsoleModel;
-  gateway: ConsoleGateway;
+  /** The gateway: in this process, or attached over its control channel. */
+  link: GatewayLink;
+  /**
+   * What only a gateway in this process offers: the OAuth login dialog (it needs this machine's
+   * browser and callback port) and pausing the config watch while `E` has the editor open.
+   */
+  local?: { login: McpCommands['login']; whileEditing<T>(work: () => Promise<T>): Promise<T> };
   copy: (text: string) => Promise<boolean>;
   /** Opens a browser on a URL when this machine has a display (OAuth login); says whether it did. */
   openUrl: (url: string) => boolean;
@@ -58,7 +66,8 @@ const approvalDialogHeightWithoutArgs = 10;
 type PaneName = (typeof panes)[number];
 
 /** The operator console: header, panes, the approval dialog over them, and one keymap. */
-export function App({ model, gateway, copy, openUrl, openEditor, onQuit }: AppProps) {
+export function App({ model, link, local, copy, openUrl, openEditor, onQuit }: AppProps) {
+  const ops = link.operations;
   const { suspendTerminal } = useApp();
   const state = useConsoleState(model);
   const now = useNow(1000);
@@ -88,9 +97,9 @@ export function App({ model, gateway, copy, openUrl, openEditor, onQuit }: AppPr
     if (parsed.name === 'run') {
       if (!parsed.rest) return setNotice('Usage: /run <prompt>');
       setNotice(`Running: ${parsed.rest}`);
-      void gateway.runAgent({ prompt: parsed.rest, origin: 'console' }).then((result) => {
-        setNotice(`Run ${result.status}; see the Output pane (6).`);
-      });
+      void ops.runs.run({ prompt: parsed.rest, origin: 'console' }).then(
+        (result) => setNotice(`Run ${result.status}; see the Output pane (6).`),
+        (error: unknown) => setNotice(`Run not started: ${(error as Error).message}`));
       return;
     }
     if (parsed.name === 'install') {
@@ -98,12 +107,11 @@ export function App({ model, gateway, copy, openUrl, openEditor, onQuit }: AppPr
       if (!link.ok) return setNotice(`Install link rejected (${link.error.kind}): ${link.error.message}`);
       return setOverlay({ kind: 'install', link: link.value });
     }
-    const reply = runCoreSlash(gateway, parsed.name, parsed.rest, Date.now());
+    const reply = runCoreSlash(ops, parsed.name, parsed.rest, Date.now());
     if (reply) {
       setNotice(reply.now);
-      if (reply.subscribed) setOverlay({ kind: 'subscribed', view: reply.subscribed });
       void reply.later?.then(setNotice);
-      model.refresh();
+      void reply.subscribed?.then((view) => { if (view) setOverlay({ kind: 'subscribed', view }); });
       return;
     }
     setNotice(`Unknown command /${parsed.name}. Known: ${slashCommands.map((command) => `/${command.name}`).join(', ')}`);
@@ -112,32 +120,33 @@ export function App({ model, gateway, copy, openUrl, openEditor, onQuit }: AppPr
   const install = (link: InstallLink, decision: InstallDecision) => {
     setOverlay({ kind: 'none' });
     if (decision.action === 'cancel') return setNotice('Install cancelled; nothing was written.');
-    const result = installServer(homeLayout(state.snapshot.home).configFile, decision.name, link.config);
-    setNotice(result.ok ? `Installed MCP server "${decision.name}"; connecting it.` : `Not installed: ${result.reason}`);
+    setNotice(`Installing MCP server "${decision.name}"...`);
+    void ops.mcp.add({ name: decision.name, entry: link.config as McpServerConfig, by: 'console' }).then(
+      () => setNotice(`Installed MCP server "${decision.name}"; connecting it.`),
+      (error: unknown) => setNotice(`Not installed: ${(error as Error).message}${issuesText(error)}`));
   };
 
   const decide = (choice: ApprovalChoice) => {
     setPaneCapture(false);
     if (!head) return;
-    if (choice.decision === 'approve') gateway.approvals.resolve(head.id, 'approved');
-    else if (choice.decision === 'approveSession') gateway.approvals.approveForSession(head.id);
-    else gateway.approvals.resolve(head.id, 'denied', { reason: choice.reason ?? 'denied by the operator' });
-    setNotice(`${choice.decision === 'deny' ? 'Denied' : 'Approved'} ${head.tool} for ${head.origin}.`);
-    model.refresh();
+    const request = head;
+    const decided = choice.decision === 'approveSession'
+      ? ops.approvals.approveForSession({ id: request.id, by: 'console' }).then(({ released }) => `Approved ${request.tool} for the session${released > 0 ? `; ${released} queued request(s) of it released too` : ''}.`)
+      : ops.approvals.decide({ id: request.id, decision: choice.decision === 'approve' ? 'approve' : 'deny', by: 'console', ...(choice.decision === 'deny' && choice.reason ? { reason: choice.reason } : {}) })
+        .then(() => `${choice.decision === 'deny' ? 'Denied' : 'Approved'} ${request.tool} for ${request.origin}.`);
+    void decided.then(setNotice, (error: unknown) => setNotice((error as Error).message));
   };
 
   const answer = (choice: ElicitationChoice) => {
     if (!head) return;
-    if (choice.decision === 'answer') gateway.approvals.resolve(head.id, 'approved', { values: choice.values });
-    else gateway.approvals.resolve(head.id, 'denied', { reason: 'declined by the operator' });
-    setNotice(`${choice.decision === 'answer' ? 'Sent the answer' : 'Declined the request'} of ${head.server ?? head.origin}.`);
-    model.refresh();
+    const request = head;
+    void ops.approvals.answer(choice.decision === 'answer' ? { id: request.id, values: choice.values } : { id: request.id, decline: true }).then(
+      () => setNotice(`${choice.decision === 'answer' ? 'Sent the answer' : 'Declined the request'} of ${request.server ?? request.origin}.`),
+      (error: unknown) => setNotice((error as Error).message));
   };
 
   const edit = (target: EditTarget) => {
-    const form = editFormFor(gateway, target);
-    if ('error' in form) return setNotice(form.error);
-    setOverlay({ kind: 'form', form, errors: {}, busy: false });
+    void editFormFor(ops, target).then((form) => ('error' in form ? setNotice(form.error) : setOverlay({ kind: 'form', form, errors: {}, busy: false })));
   };
 
   const saveForm = (form: EditForm, values: Record<string, unknown>) => {
@@ -147,7 +156,6 @@ export function App({ model, gateway, copy, openUrl, openEditor, onQuit }: AppPr
         if (!outcome.ok) return setOverlay({ kind: 'form', form, errors: outcome.errors, busy: false });
         setOverlay({ kind: 'none' });
         setNotice(outcome.notice);
-        model.refresh();
       },
       (error: unknown) => setOverlay({ kind: 'form', form, errors: { '': `Not saved: ${(error as Error).message}` }, busy: false }),
     );
@@ -156,13 +164,17 @@ export function App({ model, gateway, copy, openUrl, openEditor, onQuit }: AppPr
   /** E: the terminal goes to $EDITOR; on return the file is checked and what changed is applied (an invalid file changes nothing). */
   const editConfigFile = async () => {
     setOverlay({ kind: 'none' });
+    if (link.remote) return setNotice('E edits config.json where the gateway runs: not from a console attached over TCP (edit it there, or use the e forms).');
+    const { file } = await ops.config.path({});
     let ran: EditorResult = { ok: false, reason: 'the editor did not start' };
-    await gateway.config.whileEditing(() => suspendTerminal(async () => { ran = await openEditor(homeLayout(state.snapshot.home).configFile); }));
+    const editing = () => suspendTerminal(async () => { ran = await openEditor(file); });
+    await (local ? local.whileEditing(editing) : editing());
     if (!ran.ok) return setNotice(`config.json not reloaded: ${ran.reason}.`);
-    const result = await gateway.config.reload();
-    if (!result.ok) return setOverlay({ kind: 'configProblems', issues: result.issues, reason: result.reason });
-    setNotice(describeApplied('config.json', result.value));
-    model.refresh();
+    try {
+      setNotice(describeApplied('config.json', await ops.config.reload({ by: 'console' })));
+    } catch (error) {
+      setOverlay({ kind: 'configProblems', issues: issuesOf(error), reason: (error as Error).message });
+    }
   };
 
   useInput((input, key) => {
@@ -197,15 +209,16 @@ export function App({ model, gateway, copy, openUrl, openEditor, onQuit }: AppPr
       case 'commandLine.open': return setOverlay({ kind: 'command', text: '/' });
       case 'log.filter': return setOverlay({ kind: 'filter', text: filter });
       case 'config.edit': return void editConfigFile();
-      case 'app.quit': return state.runsInFlight > 0 ? setOverlay({ kind: 'quit' }) : onQuit();
+      case 'app.quit': return link.where === 'attached' || state.runsInFlight > 0 ? setOverlay({ kind: 'quit' }) : onQuit();
       default: return undefined;
     }
   });
 
-  // Fixed lines: header, tabs, bottom line. The dialog's arguments get what is left after a 3-line pane.
-  const maxArgLines = Math.max(1, Math.min(12, rows - 3 - 3 - approvalDialogHeightWithoutArgs));
+  // Fixed lines: header (and the disconnected banner), tabs, bottom line. The dialog's arguments get what is left after a 3-line pane.
+  const chrome = state.link.status === 'connected' ? 3 : 4;
+  const maxArgLines = Math.max(1, Math.min(12, rows - chrome - 3 - approvalDialogHeightWithoutArgs));
   const dialogHeight = dialogOpen && head && !elicitation ? approvalDialogHeight(head, maxArgLines) : 0;
-  const paneHeight = Math.max(1, rows - 3 - dialogHeight);
+  const paneHeight = Math.max(1, rows - chrome - dialogHeight);
   // Narrow terminals stack a second pane under the active one when there is room; wide ones use two columns.
   const stacked = !wide && paneHeight >= 14;
   const secondaryHeight = stacked ? Math.floor(paneHeight * 0.35) : 0;
@@ -213,9 +226,9 @@ export function App({ model, gateway, copy, openUrl, openEditor, onQuit }: AppPr
   const renderPane = (name: PaneName, paneWidth: number, focused: boolean, height = activeHeight) => {
     const common = { state, width: paneWidth, focused, height };
     switch (name) {
-      case 'MCP': return <McpPane {...common} gateway={gateway} onNotice={setNotice} onEdit={edit} onLogin={(server) => setOverlay({ kind: 'login', server })} />;
-      case 'Webhooks': return <WebhooksPane {...common} gateway={gateway} onNotice={setNotice} onCopy={copyThing} onCapture={setPaneCapture} onEdit={edit} />;
-      case 'Jobs': return <JobsPane {...common} gateway={gateway} now={now} onNotice={setNotice} onEdit={edit} />;
+      case 'MCP': return <McpPane {...common} ops={ops} onNotice={setNotice} onEdit={edit} onLogin={(server) => (local ? setOverlay({ kind: 'login', server }) : setNotice(`OAuth login needs this machine's browser where the gateway runs: run switchboard mcp login ${server} there; the gateway picks the tokens up by itself.`))} />;
+      case 'Webhooks': return <WebhooksPane {...common} ops={ops} onNotice={setNotice} onCopy={copyThing} onCapture={setPaneCapture} onEdit={edit} />;
+      case 'Jobs': return <JobsPane {...common} ops={ops} now={now} onNotice={setNotice} onEdit={edit} />;
       case 'Approvals': return <ApprovalsPane {...common} now={now} />;
       case 'Logs': return <LogsPane {...common} filter={filter} />;
       case 'Output': return <OutputPane {...common} onCopy={copyThing} />;
@@ -235,13 +248,13 @@ export function App({ model, gateway, copy, openUrl, openEditor, onQuit }: AppPr
           </Text>
         ))}
       </Box>
-      {overlay.kind === 'help' ? <HelpOverlay width={width} height={rows - 3} /> : null}
-      {overlay.kind === 'install' ? <InstallConfirmation link={overlay.link} existingNames={configuredServerNames(homeLayout(state.snapshot.home).configFile)} onDecision={(decision) => install(overlay.link, decision)} /> : null}
-      {overlay.kind === 'form' ? <Form key={overlay.form.title} title={overlay.form.title} fields={overlay.form.fields} width={width} height={rows - 3} errors={overlay.errors} busy={overlay.busy} onSubmit={(values) => saveForm(overlay.form, values)} onCancel={() => { setOverlay({ kind: 'none' }); setNotice('Edit cancelled; nothing was written.'); }} /> : null}
-      {overlay.kind === 'subscribed' ? <SubscriptionCard view={overlay.view} width={width} secretOf={gateway.webhooks.secretFor} onCopy={copyThing} onClose={(text) => { setOverlay({ kind: 'none' }); if (text) setNotice(text); }} /> : null}
-      {overlay.kind === 'login' ? <LoginDialog key={overlay.server} server={overlay.server} login={gateway.mcp.login} openUrl={openUrl} copy={copyThing} width={width} onClose={(text) => { setOverlay({ kind: 'none' }); setNotice(text); }} /> : null}
-      {overlay.kind === 'configProblems' ? <ConfigProblems issues={overlay.issues} reason={overlay.reason} width={width} height={rows - 3} /> : null}
-      {elicitation ? <ElicitationDialog key={elicitation.id} request={elicitation} position={1} total={state.approvals.length} now={now} width={width} height={rows - 3} onChoice={answer} /> : null}
+      {overlay.kind === 'help' ? <HelpOverlay width={width} height={rows - chrome} /> : null}
+      {overlay.kind === 'install' ? <InstallConfirmation link={overlay.link} existingNames={state.mcpServers.map((server) => server.name)} onDecision={(decision) => install(overlay.link, decision)} /> : null}
+      {overlay.kind === 'form' ? <Form key={overlay.form.title} title={overlay.form.title} fields={overlay.form.fields} width={width} height={rows - chrome} errors={overlay.errors} busy={overlay.busy} onSubmit={(values) => saveForm(overlay.form, values)} onCancel={() => { setOverlay({ kind: 'none' }); setNotice('Edit cancelled; nothing was written.'); }} /> : null}
+      {overlay.kind === 'subscribed' ? <SubscriptionCard view={overlay.view} width={width} secretOf={(route) => ops.webhooks.secret({ route }).then(({ secret }) => secret)} onCopy={copyThing} onClose={(text) => { setOverlay({ kind: 'none' }); if (text) setNotice(text); }} /> : null}
+      {overlay.kind === 'login' && local ? <LoginDialog key={overlay.server} server={overlay.server} login={local.login} openUrl={openUrl} copy={copyThing} width={width} onClose={(text) => { setOverlay({ kind: 'none' }); setNotice(text); }} /> : null}
+      {overlay.kind === 'configProblems' ? <ConfigProblems issues={overlay.issues} reason={overlay.reason} width={width} height={rows - chrome} /> : null}
+      {elicitation ? <ElicitationDialog key={elicitation.id} request={elicitation} position={1} total={state.approvals.length} now={now} width={width} height={rows - chrome} onChoice={answer} /> : null}
       {dialogOpen && head && !elicitation ? <ApprovalDialog key={head.id} request={head} position={1} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} onChoice={decide} onCapture={setPaneCapture} /> : null}
       {paneHidden ? null : (
         <Box height={paneHeight} flexShrink={0} overflow="hidden" flexDirection={stacked ? 'column' : 'row'}>
@@ -265,10 +278,22 @@ export function App({ model, gateway, copy, openUrl, openEditor, onQuit }: AppPr
           />
         </Box>
       ) : overlay.kind === 'quit' ? (
-        <Text color={theme.warn}>{state.runsInFlight} run(s) in flight. Quit anyway? y / any other key to stay</Text>
+        <Text color={theme.warn} wrap="truncate-end">{quitPrompt(state)}</Text>
       ) : (
         <Text color={theme.dim} wrap="truncate-end">{notice}</Text>
       )}
     </Box>
   );
+}
+
+/** What quitting does: an attached console only detaches; an in-process one stops the gateway. */
+function quitPrompt(state: ConsoleState): string {
+  if (state.link.where === 'attached') return `Detach from the gateway (pid ${state.link.hello.pid})? It keeps running${state.runsInFlight > 0 ? ` its ${state.runsInFlight} run(s)` : ''}. y / any other key to stay`;
+  return `${state.runsInFlight} run(s) in flight: quitting stops the gateway, and webhook runs are queued again for its next start. Quit? y / any other key to stay`;
+}
+
+/** The issues an operation listed, after its message (a refused install). */
+function issuesText(error: unknown): string {
+  const details = (error as { details?: string[] }).details ?? [];
+  return details.length > 0 ? `: ${details.join('; ')}` : '';
 }

@@ -1,40 +1,63 @@
 import { render } from 'ink';
 import type { HomeLayout } from '../config/home.js';
-import type { ResolvedConfig } from '../config/load.js';
-import { createGateway } from '../gateway/gateway.js';
 import { canOpenBrowser, openBrowser } from '../infra/browser.js';
 import { copyToClipboard } from '../infra/clipboard.js';
 import { openInEditor } from '../infra/editor.js';
-import { createLogger } from '../infra/logger.js';
-import { openStore } from '../store/database.js';
-import { App } from './App.js';
+import { attachLink, runningGatewayOn } from '../operations/connect.js';
+import { OperatorError } from '../operations/errors.js';
+import { inProcessLink, type GatewayLink } from '../operations/link.js';
+import { App, type AppProps } from './App.js';
 import { createConsoleModel } from './console-model.js';
-import { createLogRing } from '../infra/log-ring.js';
 import { terminalIsInteractive } from './terminal.js';
 
+export interface ConsoleOptions {
+  home: HomeLayout;
+  version: string;
+  /** Only attach: fail when no gateway runs on the home. */
+  attach?: boolean;
+  /** Attach over TCP to this gateway (`--connect tcp://host:port`). */
+  connect?: { url: string; token?: string };
+}
+
 /**
- * The console: the gateway in-process, logs to gateway.log and an in-memory ring (only Ink writes
- * to the terminal), one ordered shutdown on q / Ctrl-C / SIGTERM: intake first, then the rest,
- * then unmount. Returns the exit code.
+ * The console: attached to the gateway of its home when one runs (or the one `connect` names), else
+ * with the gateway in this process (serving the control socket too, so other consoles can attach).
+ * Only Ink writes to the terminal. Quitting an attached console detaches; quitting an in-process one
+ * runs one ordered shutdown (intake first). Returns the exit code.
  */
-export async function runConsole(home: HomeLayout, config: ResolvedConfig): Promise<number> {
-  const logRing = createLogRing();
-  const { logger, close: closeLog } = createLogger({ file: home.gatewayLog, level: config.logLevel, mode: 'console', sink: logRing.stream });
-  const store = openStore(home.stateDb);
-  const gateway = createGateway({ config, store, logger, mode: 'console' });
-  await gateway.start();
-  const model = createConsoleModel({ gateway, logRing });
+export async function runConsole(options: ConsoleOptions): Promise<number> {
+  const { home } = options;
+  let link: GatewayLink;
+  let local: AppProps['local'];
+  let stopGateway = async (_reason: string) => {};
+  if (options.connect) {
+    link = await attachLink({ url: options.connect.url, ...(options.connect.token ? { token: options.connect.token } : {}) });
+  } else if (await runningGatewayOn(home)) {
+    link = await attachLink({ socketPath: home.controlSocket });
+  } else if (options.attach) {
+    throw new OperatorError('unavailable', `No gateway is running on ${home.root}`, 'Start one with: switchboard gateway (or run switchboard without --attach to run it in this console).');
+  } else {
+    const { startHomeGateway } = await import('../operations/host.js'); // an attached console never loads the core
+    const started = await startHomeGateway(home, { mode: 'console', version: options.version });
+    link = inProcessLink(started.host);
+    const { gateway } = started.host;
+    local = { login: gateway.mcp.login, whileEditing: (work) => gateway.config.whileEditing(work) };
+    stopGateway = (reason) => started.stop(reason);
+  }
+  const model = createConsoleModel({ link });
+  await model.ready();
 
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string) => {
     stopping ??= (async () => {
-      await gateway.stop(reason);
+      await stopGateway(reason);
       model.dispose();
+      await link.close();
       app.unmount();
     })();
     return stopping;
   };
-  const app = render(<App model={model} gateway={gateway} copy={copyToClipboard} openUrl={openUrlWhenDisplayed} openEditor={(file) => openInEditor(file)} onQuit={() => void shutdown('operator quit')} />, { exitOnCtrlC: false, alternateScreen: true, maxFps: 30, interactive: terminalIsInteractive() });
+  const app = render(<App model={model} link={link} local={local} copy={copyToClipboard} openUrl={openUrlWhenDisplayed} openEditor={(file) => openInEditor(file)} onQuit={() => void shutdown('operator quit')} />, { exitOnCtrlC: false, alternateScreen: true, maxFps: 30, interactive: terminalIsInteractive() });
   const onSignal = (signal: NodeJS.Signals) => void shutdown(`${signal} received`);
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
@@ -42,8 +65,6 @@ export async function runConsole(home: HomeLayout, config: ResolvedConfig): Prom
   await stopping;
   process.off('SIGTERM', onSignal);
   process.off('SIGHUP', onSignal);
-  store.close();
-  closeLog();
   return 0;
 }
 

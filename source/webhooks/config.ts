@@ -1,6 +1,7 @@
 import { ConfigError } from '../config/errors.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { RouteConfig, SecretValue } from '../config/types.js';
+import type { DeliverExtra } from '../delivery/types.js';
 import type { Subscription } from '../store/webhook-subscriptions.js';
 
 export const INSECURE_NO_AUTH = 'INSECURE_NO_AUTH';
@@ -8,8 +9,6 @@ export const DEFAULT_RATE_LIMIT = 30;
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 3600;
 export const DEFAULT_MAX_CONCURRENT_RUNS = 4;
-/** Subscription names (spec 2.8 leaves them open): lower case, URL-safe. */
-export const SUBSCRIPTION_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /** One route as the intake uses it, static (config.json) or dynamic (a subscription in the store). */
 export interface ResolvedRoute {
@@ -22,7 +21,8 @@ export interface ResolvedRoute {
   prompt?: string;
   skills: string[];
   deliver: string;
-  deliverExtra: Record<string, string>;
+  /** Values keep their JSON type; strings are templates. */
+  deliverExtra: DeliverExtra;
   rateLimit: number;
   description?: string;
 }
@@ -103,7 +103,7 @@ function staticRoute(name: string, route: RouteConfig, secrets: string[], rateLi
     prompt: route.prompt,
     skills: route.skills ?? [],
     deliver: route.deliver ?? 'log',
-    deliverExtra: Object.fromEntries(Object.entries(route.deliver_extra ?? {}).map(([key, value]) => [key, String(value)])),
+    deliverExtra: { ...route.deliver_extra },
     rateLimit: route.rate_limit ?? rateLimit,
     description: route.description,
   };

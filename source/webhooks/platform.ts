@@ -1,3 +1,4 @@
+import { PER_DELIVERY } from '../infra/log-ring.js';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { RunAgent } from '../agent/types.js';
@@ -76,6 +77,7 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     // The connectivity ping (and any ignored event) is routine: debug only (spec 4.1 rule 2).
     if (record.outcome === 'ignored') logger.debug(fields, line);
     else if (record.status >= 500) logger.error(fields, line);
+    else if (record.outcome === 'accepted' || record.outcome === 'duplicate') logger.info({ ...fields, ...PER_DELIVERY }, line);
     else logger.info(fields, line);
     deps.events?.emit('webhook.received', record);
   };

@@ -1,8 +1,10 @@
+import { PER_DELIVERY } from '../infra/log-ring.js';
 import type { Logger } from 'pino';
 import type { RunAgent, RunResult } from '../agent/types.js';
+import { silentReason } from '../delivery/silent.js';
 import type { Deliver, DeliveryResult } from '../delivery/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
-import type { DeliveryRecord, DeliveryStore } from '../store/webhook-deliveries.js';
+import type { DeliveryRecord, DeliveryState, DeliveryStore } from '../store/webhook-deliveries.js';
 import { createFloodGate } from './flood-gate.js';
 
 export interface RunQueueDeps {
@@ -30,7 +32,7 @@ export function untrustedPayloadNotice(delivery: Pick<DeliveryRecord, 'route' | 
 
 /**
  * The durable FIFO run queue of accepted deliveries. The store is the queue: rows go
- * queued -> running -> delivered | failed | delivery_failed, at most `maxConcurrentRuns` at once.
+ * queued -> running -> delivered | silent | failed | delivery_failed, at most `maxConcurrentRuns` at once.
  * After a crash, unfinished runs are queued again in order and finished-but-undelivered ones are
  * delivered without running again.
  */
@@ -111,6 +113,11 @@ export function createRunQueue(deps: RunQueueDeps) {
 
   async function deliverRun(row: DeliveryRecord, run: Pick<RunResult, 'runId' | 'status' | 'output' | 'error'>): Promise<void> {
     const failed = run.status !== 'ok';
+    const silent = silentReason({ ok: !failed, output: run.output });
+    if (silent) {
+      await finish(row, { runId: run.runId, runStatus: run.status }, 'silent', { ok: true, detail: silent });
+      return;
+    }
     const output = failed ? [run.output, `Run ${run.status}: ${run.error ?? 'no detail'}`].filter(Boolean).join('\n\n') : run.output;
     const result = await deps.deliver({
       target: row.target,
@@ -122,12 +129,12 @@ export function createRunQueue(deps: RunQueueDeps) {
     await finish(row, { runId: run.runId, runStatus: run.status }, failed ? 'failed' : result.ok ? 'delivered' : 'delivery_failed', result);
   }
 
-  async function finish(row: DeliveryRecord, run: { runId: string | null; runStatus: string | null }, state: 'delivered' | 'failed' | 'delivery_failed', delivery: DeliveryResult): Promise<void> {
+  async function finish(row: DeliveryRecord, run: { runId: string | null; runStatus: string | null }, state: Exclude<DeliveryState, 'queued' | 'running'>, delivery: DeliveryResult): Promise<void> {
     const atMs = deps.now();
     deps.deliveries.finish(row.seq, state, delivery.ok ? delivery.detail : delivery.reason, atMs);
     await deps.deliveries.committed();
     const line = `Webhook ${row.route} delivery ${row.deliveryId}: ${state}${delivery.ok ? '' : ` (${delivery.reason})`}`;
-    if (state === 'delivered') deps.logger.info({ route: row.route, deliveryId: row.deliveryId, state }, line);
+    if (state === 'delivered' || state === 'silent') deps.logger.info({ route: row.route, deliveryId: row.deliveryId, state, ...PER_DELIVERY }, line);
     else deps.logger.warn({ route: row.route, deliveryId: row.deliveryId, state }, line);
     deps.events?.emit('webhook.completed', { seq: row.seq, route: row.route, event: row.event, deliveryId: row.deliveryId, state, ...run, delivery, atMs: deps.now() });
   }

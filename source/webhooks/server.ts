@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ResolvedRoute } from './config.js';
+import { clientErrorHandler, errorBody, frameworkErrors, installErrorResponses } from './error-responses.js';
 import type { RateLimiter } from './rate-limit.js';
 import { deliveryIdOf, eventName, parseBody, selectHeaders } from './request.js';
 import { header, verifyRequest } from './signature.js';
@@ -56,7 +57,10 @@ export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
     loggerInstance: deps.logger.child({ component: 'webhook' }, { level: 'warn' }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.maxBodyBytes,
+    clientErrorHandler: clientErrorHandler(deps.onOutcome, deps.now),
+    frameworkErrors,
   });
+  installErrorResponses(app);
   app.get('/health', async () => ({ status: 'ok', platform: 'webhook' }));
   app.decorateRequest('webhook', null);
 
@@ -82,17 +86,18 @@ export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
 
     scope.setErrorHandler(async (error: Error & { code?: string; statusCode?: number }, request, reply) => {
       const state = request.webhook;
+      const route = state?.route;
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) {
         if (state) state.outcome = 'too_large';
-        return reply.code(413).send({ error: 'Payload too large' });
+        return reply.code(413).send(errorBody('Payload too large', tooLargeMessage(route, deps.maxBodyBytes), route));
       }
       if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
         if (state) Object.assign(state, { outcome: 'bad_request', reason: error.message });
-        return reply.code(400).send({ error: `Bad request: ${error.message}` });
+        return reply.code(400).send(errorBody(`Bad request: ${error.message}`, `Route "${route}": the request was refused: ${error.message}`, route));
       }
       if (state) Object.assign(state, { outcome: 'error', reason: error.message });
-      request.log.error({ err: error, route: state?.route }, 'Webhook request failed');
-      return reply.code(500).send({ error: 'Internal error; see gateway.log' });
+      request.log.error({ err: error, route }, 'Webhook request failed');
+      return reply.code(500).send(errorBody('Internal error', `Route "${route}": the listener failed on this request; see logs/gateway.log`, route));
     });
 
     scope.post<{ Params: { name: string } }>('/webhooks/:name', {
@@ -105,9 +110,9 @@ export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
         };
         request.webhook = state;
         state.resolved = deps.findRoute(name);
-        if (!state.resolved) return refuse(reply, state, 'unknown_route', 404, `Unknown route: ${state.route}`);
+        if (!state.resolved) return refuse(reply, state, 'unknown_route', 404, `Unknown route: ${state.route}`, `No static route or subscription is named "${state.route}"; see: switchboard webhook list`);
         const length = Number(request.headers['content-length']);
-        if (Number.isFinite(length) && length > deps.maxBodyBytes) return refuse(reply, state, 'too_large', 413, 'Payload too large');
+        if (Number.isFinite(length) && length > deps.maxBodyBytes) return refuse(reply, state, 'too_large', 413, 'Payload too large', tooLargeMessage(state.route, deps.maxBodyBytes));
       },
     }, async (request, reply) => handle(deps, request, reply));
   });
@@ -121,15 +126,17 @@ async function handle(deps: WebhookServerDeps, request: FastifyRequest, reply: F
 
   if (!route.insecure) {
     const auth = verifyRequest(request.headers, raw, route.secrets, deps.now());
-    if (!auth.ok) return refuse(reply, state, 'unauthorized', 401, 'Invalid signature', auth.reason);
+    // The reason is logged, never sent: it would tell a forger what to fix.
+    if (!auth.ok) return refuse(reply, state, 'unauthorized', 401, 'Invalid signature', `Route "${route.name}": the request's signature or token does not verify with the route's secret`, auth.reason);
   }
   const rate = deps.rateLimiter.check(route.name, route.rateLimit);
   if (!rate.ok) {
     reply.header('retry-after', String(rate.retryAfterSeconds));
-    return refuse(reply, state, 'rate_limited', 429, 'Rate limit exceeded', `more than ${route.rateLimit} requests in 60 s`);
+    const why = `more than ${route.rateLimit} requests in 60 s`;
+    return refuse(reply, state, 'rate_limited', 429, 'Rate limit exceeded', `Route "${route.name}": ${why}; retry after ${rate.retryAfterSeconds} s`, why);
   }
   const body = parseBody(header(request.headers, 'content-type'), raw);
-  if (!body.ok) return refuse(reply, state, body.status === 415 ? 'unsupported_type' : 'bad_request', body.status, body.reason);
+  if (!body.ok) return refuse(reply, state, body.status === 415 ? 'unsupported_type' : 'bad_request', body.status, body.reason, `Route "${route.name}": ${body.reason}`);
 
   const event = eventName(request.headers, body.value);
   const delivery = deliveryIdOf(request.headers);
@@ -151,10 +158,15 @@ async function handle(deps: WebhookServerDeps, request: FastifyRequest, reply: F
   return reply.code(202).send({ status: 'accepted', route: route.name, event, delivery_id: delivery.id });
 }
 
-function refuse(reply: FastifyReply, state: RequestState, outcome: RequestOutcome, status: number, error: string, reason?: string): FastifyReply {
+/** `message` goes to the sender; `reason` (default: the message) to the log and the console. */
+function refuse(reply: FastifyReply, state: RequestState, outcome: RequestOutcome, status: number, error: string, message: string, reason?: string): FastifyReply {
   state.outcome = outcome;
-  state.reason = reason ?? error;
-  return reply.code(status).send({ error });
+  state.reason = reason ?? message;
+  return reply.code(status).send(errorBody(error, message, state.route));
+}
+
+function tooLargeMessage(route: string | undefined, maxBodyBytes: number): string {
+  return `${route ? `Route "${route}": the` : 'The'} body is larger than ${maxBodyBytes} bytes (platforms.webhook.extra.max_body_bytes)`;
 }
 
 function outcomeOfStatus(status: number): RequestOutcome {

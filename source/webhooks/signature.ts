@@ -11,18 +11,21 @@ const MAX_HEADER_CHARS = 1024;
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
 /**
- * Verifies a request against any of `secrets` (rotation), detecting the scheme from the headers:
- * GitHub `X-Hub-Signature-256`, GitLab `X-Gitlab-Token`, then Standard Webhooks. Never throws:
- * garbage, over-long or non-ASCII values are a refusal like any other mismatch.
+ * Verifies a request against any of `secrets` (rotation). Every scheme present must verify: GitHub
+ * `X-Hub-Signature-256`, GitLab `X-Gitlab-Token`, Standard Webhooks `webhook-signature`; one bad
+ * signature refuses the request whatever else it carries, so a forged header is never outvoted by a
+ * replayed good one. Never throws: garbage, over-long or non-ASCII values are a refusal like any other mismatch.
  */
 export function verifyRequest(headers: HeaderBag, rawBody: Buffer, secrets: readonly string[], nowMs: number): AuthResult {
+  const results: AuthResult[] = [];
   const github = header(headers, 'x-hub-signature-256');
-  if (github !== undefined) return verifyGithub(github, rawBody, secrets);
+  if (github !== undefined) results.push(verifyGithub(github, rawBody, secrets));
   const gitlab = header(headers, 'x-gitlab-token');
-  if (gitlab !== undefined) return verifyToken(gitlab, secrets);
+  if (gitlab !== undefined) results.push(verifyToken(gitlab, secrets));
   const standard = header(headers, 'webhook-signature');
-  if (standard !== undefined) return verifyStandard(headers, standard, rawBody, secrets, nowMs);
-  return { ok: false, reason: 'no signature header (X-Hub-Signature-256, X-Gitlab-Token or webhook-signature)' };
+  if (standard !== undefined) results.push(verifyStandard(headers, standard, rawBody, secrets, nowMs));
+  if (results.length === 0) return { ok: false, reason: 'no signature header (X-Hub-Signature-256, X-Gitlab-Token or webhook-signature)' };
+  return results.find((result) => !result.ok) ?? results[0]!;
 }
 
 export function verifyGithub(value: string, rawBody: Buffer, secrets: readonly string[]): AuthResult {

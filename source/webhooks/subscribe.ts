@@ -1,6 +1,7 @@
 import { generateSecret } from '../config/default-config.js';
 import { ConfigError } from '../config/errors.js';
 import type { ConfigFile } from '../config/types.js';
+import { slugify } from '../infra/slug.js';
 import type { Subscription, SubscriptionStore } from '../store/webhook-subscriptions.js';
 import { checkSecretChoice, checkTarget, commaList, extraPairs, subscriptionName } from './subscription-input.js';
 
@@ -44,7 +45,7 @@ export interface SubscriptionDeps {
 /** Creates or updates a dynamic route (spec 2.8) with the same rules for every front end. */
 export function subscribeWebhook(deps: SubscriptionDeps, request: SubscribeRequest): SubscriptionResult<Subscribed> {
   return refusalsAsValues(() => {
-    const name = subscriptionName(request.name);
+    const name = subscriptionName(request.name, (slug) => deps.subscriptions.get(slug) !== undefined);
     const previous = deps.subscriptions.get(name);
     const deliver = request.deliver ?? previous?.deliver ?? 'log';
     const deliverExtra = request.deliverExtra && request.deliverExtra.length > 0 ? extraPairs(request.deliverExtra) : previous?.deliverExtra ?? {};
@@ -67,7 +68,7 @@ export function subscribeWebhook(deps: SubscriptionDeps, request: SubscribeReque
 /** Removes a dynamic route; a static route of that name is refused with the key to unset. */
 export function unsubscribeWebhook(deps: Pick<SubscriptionDeps, 'subscriptions' | 'isStaticRoute'>, rawName: string): SubscriptionResult<{ name: string; shadowed: boolean }> {
   return refusalsAsValues(() => {
-    const name = rawName.trim().toLowerCase();
+    const name = slugify(rawName);
     if (deps.subscriptions.remove(name)) return { name, shadowed: deps.isStaticRoute(name) };
     if (deps.isStaticRoute(rawName)) {
       throw new ConfigError('STATIC_ROUTE', `"${rawName}" is a static route in config.json, not a subscription`,

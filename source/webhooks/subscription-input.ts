@@ -2,13 +2,23 @@ import { ConfigError } from '../config/errors.js';
 import type { ConfigFile } from '../config/types.js';
 import { platformSettings } from '../delivery/platforms.js';
 import { resolveTarget } from '../delivery/targets.js';
-import { INSECURE_NO_AUTH, isLoopback, SUBSCRIPTION_NAME } from './config.js';
+import type { DeliverExtra } from '../delivery/types.js';
+import { slugify } from '../infra/slug.js';
+import { INSECURE_NO_AUTH, isLoopback } from './config.js';
 
-export function subscriptionName(raw: string): string {
-  const name = raw.trim().toLowerCase();
-  if (!SUBSCRIPTION_NAME.test(name)) {
-    throw new ConfigError('BAD_SUBSCRIPTION_NAME', `"${raw}" is not a valid subscription name`,
-      'Use 1-64 characters: lower-case letters, digits, "_" and "-", starting with a letter or digit (it becomes /webhooks/<name>).');
+/**
+ * The subscription's name as a URL slug ("My Hook" -> "my-hook", spec 2.8 leaves names open). A name
+ * that only becomes an existing one by slugifying is refused rather than silently updating that one.
+ */
+export function subscriptionName(raw: string, exists: (name: string) => boolean): string {
+  const name = slugify(raw);
+  if (name === '') {
+    throw new ConfigError('BAD_SUBSCRIPTION_NAME', `"${raw}" is not a usable subscription name: it has no letters or digits`,
+      'Use letters, digits, "_" and "-" (it becomes /webhooks/<name>; other characters turn into "-").');
+  }
+  if (name !== raw.trim() && exists(name)) {
+    throw new ConfigError('SUBSCRIPTION_NAME_TAKEN', `"${raw}" becomes "${name}", which is already a subscription`,
+      `To change that subscription, name it exactly: ${name}; otherwise choose another name.`);
   }
   return name;
 }
@@ -33,7 +43,7 @@ export function extraPairs(pairs: readonly string[]): Record<string, string> {
  * Checks `--deliver` the way static routes are checked at startup (known kind, platform enabled,
  * credentials, recipient), so a subscription cannot be created with a target that cannot deliver.
  */
-export function checkTarget(target: string, extra: Record<string, string>, values: ConfigFile): void {
+export function checkTarget(target: string, extra: DeliverExtra, values: ConfigFile): void {
   const checked = resolveTarget(target, extra, platformSettings(values), { for: 'webhook' });
   if (!checked.ok) throw new ConfigError('BAD_TARGET', `--deliver "${target}": ${checked.reason}`, 'Fix the platform settings in config.json, or use --deliver log or local.');
 }

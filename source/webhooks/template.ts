@@ -1,3 +1,5 @@
+import type { DeliverExtra } from '../delivery/types.js';
+
 /** Objects and arrays substituted into a template are JSON cut at this length. */
 export const VALUE_JSON_CHARS = 2000;
 /** `{__raw__}`: the whole payload as JSON, cut here (spec 2.9, 8). */
@@ -26,9 +28,22 @@ export function renderPrompt(template: string | undefined, payload: unknown): st
   return template === undefined ? JSON.stringify(payload, undefined, 2) : renderTemplate(template, payload);
 }
 
-/** `deliver_extra` values are templates too (e.g. `pr_number: "{number}"`). */
-export function renderExtra(extra: Record<string, string>, payload: unknown): Record<string, string> {
-  return Object.fromEntries(Object.entries(extra).map(([key, value]) => [key, renderTemplate(value, payload)]));
+/**
+ * `deliver_extra` string values are templates too (e.g. `pr_number: "{number}"`). Types pass through:
+ * numbers and booleans stay as written, and a value that is exactly one placeholder takes the type of
+ * a number or boolean it resolves to (`"{number}"` -> 42).
+ */
+export function renderExtra(extra: DeliverExtra, payload: unknown): DeliverExtra {
+  return Object.fromEntries(Object.entries(extra).map(([key, value]) => [key, typeof value === 'string' ? renderExtraValue(value, payload) : value]));
+}
+
+function renderExtraValue(template: string, payload: unknown): string | number | boolean {
+  const single = /^\{([A-Za-z0-9_$-]+(?:\.[A-Za-z0-9_$-]+)*)\}$/.exec(template);
+  if (single && single[1] !== '__raw__') {
+    const lookup = resolvePath(payload, single[1]!.split('.'));
+    if (lookup.found && (typeof lookup.value === 'number' || typeof lookup.value === 'boolean')) return lookup.value;
+  }
+  return renderTemplate(template, payload);
 }
 
 function resolvePath(root: unknown, segments: string[]): Lookup {

@@ -136,9 +136,10 @@ describe('session approvals', () => {
     const { queue: approvals, store } = queue('interactive');
     const first = approvals.request({ ...input, server: 'github' });
     const pending = await firstPending(store);
-    expect(approvals.approveForSession(pending.id)).toBe(true);
+    expect(approvals.approveForSession(pending.id)).toEqual({ released: 0 });
     expect(await first).toEqual({ status: 'approved' });
     expect(await approvals.request({ ...input, server: 'github' })).toEqual({ status: 'approved' });
+    expect(approvals.grants()).toEqual([{ tool: input.tool, server: 'github' }]);
     expect(createApprovalStore(store).recent(1)[0]).toMatchObject({ status: 'approved', decidedBy: 'session' });
     // Another server's tool of the same name still asks.
     const other = approvals.request({ ...input, server: 'gitlab' });

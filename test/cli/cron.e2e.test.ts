@@ -28,7 +28,7 @@ describe('switchboard cron', () => {
     const created = await cli(home, 'cron', 'create', '0 9 * * 1-5', 'Summarize open pull requests for the team', '--skill', 'github', '--skills', 'triage,github', '--json');
     expect(created.code).toBe(0);
     const job = JSON.parse(created.stdout);
-    expect(job).toMatchObject({ name: 'Summarize open pull requests for the team', schedule: '0 9 * * 1-5', deliver: 'local', origin: 'cli', skills: ['github', 'triage'], enabled: true, timezone: 'Europe/Berlin' });
+    expect(job).toMatchObject({ name: 'summarize-open-pull-requests-for-the-team', schedule: '0 9 * * 1-5', deliver: 'local', origin: 'cli', skills: ['github', 'triage'], enabled: true, timezone: 'Europe/Berlin' });
     expect(job.id).toMatch(/^[0-9a-f]{8}$/);
     expect(new Date(job.nextRunAt).toLocaleString('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit' })).toBe('09:00');
 
@@ -64,12 +64,11 @@ describe('switchboard cron', () => {
     const badScript = await cli(home, 'cron', 'create', 'every 1h', 'x', '--script', 'missing.sh');
     expect(badScript.stderr).toContain('does not exist');
 
-    await cli(home, 'cron', 'create', 'every 3h', 'other', '--name', 'disk');
-    const ambiguous = await cli(home, 'cron', 'show', 'disk');
-    expect(ambiguous.code).toBe(1);
-    expect(ambiguous.stderr).toMatch(/2 jobs are named "disk" \([0-9a-f]{8}, [0-9a-f]{8}\): use the id/);
+    const twin = await cli(home, 'cron', 'create', 'every 3h', 'other', '--name', 'Disk');
+    expect(twin.code).toBe(1);
+    expect(twin.stderr).toMatch(/a job named "disk" already exists \([0-9a-f]{8}\): choose another name/);
 
-    expect((await cli(home, 'cron', 'remove', job.id)).stderr).toContain(`Removed job Summarize open pull requests for the team (${job.id})`);
+    expect((await cli(home, 'cron', 'remove', job.id)).stderr).toContain(`Removed job summarize-open-pull-requests-for-the-team (${job.id})`);
     expect((await cli(home, 'cron', 'show', job.id)).stderr).toContain(`no job with id or name "${job.id}"`);
   });
 

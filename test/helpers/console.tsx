@@ -1,27 +1,32 @@
 import { render } from 'ink-testing-library';
 import type { ConfigFile } from '../../source/config/types.js';
 import { openInEditor } from '../../source/infra/editor.js';
+import { inProcessLink, type GatewayLink } from '../../source/operations/link.js';
 import { App } from '../../source/ui/App.js';
 import { createConsoleModel } from '../../source/ui/console-model.js';
-import { makeGateway } from './gateway.js';
+import { preparedHome, startHost } from './host.js';
 import { keys, waitForFrame } from './ink.js';
-import { tempHome } from './temp-home.js';
 
 /**
- * The console App over a real gateway core (console mode, dry-run model unless `edit` says otherwise)
- * in a temp home with config.json written; `size` sets the terminal (ink-testing-library is 100
- * columns wide otherwise); `editor` is the EDITOR command `E` runs (default: `false`, which fails).
- * Push the returned `close` into the test's cleanup.
+ * The console App over a real gateway host (console mode: the gateway in this process with its
+ * control socket; dry-run model unless `edit` says otherwise) in a temp home with config.json
+ * written; `size` sets the terminal (ink-testing-library is 100 columns wide otherwise); `editor`
+ * is the EDITOR command `E` runs (default: `false`, which fails); `link` attaches the console to
+ * another gateway instead (a link from attachLink). Push the returned `close` into the test's cleanup.
  */
-export async function renderConsole(options: { edit?: (config: ConfigFile) => void; size?: { columns: number; rows: number }; editor?: string } = {}) {
-  const home = tempHome();
-  const { gateway, store } = makeGateway(home, options.edit ?? (() => {}), undefined, 'console', true);
-  await gateway.start();
-  const model = createConsoleModel({ gateway, flushMs: 5 });
+export async function renderConsole(options: { edit?: (config: ConfigFile) => void; size?: { columns: number; rows: number }; editor?: string; link?: (home: ReturnType<typeof preparedHome>) => Promise<GatewayLink> } = {}) {
+  const home = preparedHome(options.edit ?? (() => {}));
+  const host = await startHost(home, 'console');
+  const { gateway } = host;
+  const link = options.link ? await options.link(home) : inProcessLink(host);
+  const model = createConsoleModel({ link, flushMs: 5 });
+  await model.ready();
   const copied: string[] = [];
   /** URLs the console asked a browser to open (OAuth login); none is opened for real. */
   const opened: string[] = [];
-  const view = render(<App model={model} gateway={gateway} copy={async (text) => { copied.push(text); return true; }} openUrl={(url) => { opened.push(url); return true; }} openEditor={(file) => openInEditor(file, { ...process.env, EDITOR: options.editor ?? 'false' })} onQuit={() => {}} />);
+  let quits = 0;
+  const local = options.link ? undefined : { login: gateway.mcp.login, whileEditing: <T,>(work: () => Promise<T>) => gateway.config.whileEditing(work) };
+  const view = render(<App model={model} link={link} local={local} copy={async (text) => { copied.push(text); return true; }} openUrl={(url) => { opened.push(url); return true; }} openEditor={(file) => openInEditor(file, { ...process.env, EDITOR: options.editor ?? 'false' })} onQuit={() => { quits += 1; }} />);
   if (options.size) {
     Object.defineProperty(view.stdout, 'columns', { value: options.size.columns, configurable: true });
     Object.defineProperty(view.stdout, 'rows', { value: options.size.rows, configurable: true });
@@ -30,10 +35,10 @@ export async function renderConsole(options: { edit?: (config: ConfigFile) => vo
   const close = async () => {
     view.unmount();
     model.dispose();
-    await gateway.stop('test over');
-    store.close();
+    if (options.link) await link.close();
+    await host.stop();
   };
-  return { ...view, home, gateway, store, copied, opened, close };
+  return { ...view, home, host, gateway, store: host.store, model, copied, opened, quits: () => quits, close };
 }
 
 /** Types into the focused input one key at a time (as a person would), then waits for the text to show. */

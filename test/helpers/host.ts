@@ -8,7 +8,7 @@ import { writeConfigFile } from '../../source/infra/config-file.js';
 import { createLogRing } from '../../source/infra/log-ring.js';
 import { createLogger } from '../../source/infra/logger.js';
 import { startGatewayHost, type GatewayHost } from '../../source/operations/host.js';
-import { openStore } from '../../source/store/database.js';
+import { openStore, type Store } from '../../source/store/database.js';
 import { tempHome } from './temp-home.js';
 
 const stops: Array<() => Promise<void>> = [];
@@ -27,8 +27,11 @@ export function preparedHome(edit: (config: ConfigFile) => void = () => {}): Hom
   return home;
 }
 
+/** A host whose `stop()` also closes its store and log, once (tests call it, or the afterEach does). */
+export type TestHost = Omit<GatewayHost, 'stop'> & { store: Store; stop(): Promise<void> };
+
 /** A real gateway host (gateway, operations, journal, control socket) on `home`, stopped after the test. */
-export async function startHost(home: HomeLayout, mode: 'headless' | 'console' = 'headless'): Promise<GatewayHost> {
+export async function startHost(home: HomeLayout, mode: 'headless' | 'console' = 'headless'): Promise<TestHost> {
   const config = loadCheckedConfig(home, {});
   const logRing = createLogRing();
   const { logger, close } = createLogger({ file: home.gatewayLog, level: 'info', mode: 'quiet', sink: logRing.stream });
@@ -43,5 +46,5 @@ export async function startHost(home: HomeLayout, mode: 'headless' | 'console' =
     await close();
   };
   stops.push(stop);
-  return Object.assign(host, { stop: async () => stop() });
+  return { ...host, store, stop };
 }

@@ -92,7 +92,7 @@ describe('checkConfig: one verdict for every writer', () => {
       } finally {
         await remote.close();
         await local.close();
-        await host.stop('test over');
+        await host.stop();
       }
     });
   }

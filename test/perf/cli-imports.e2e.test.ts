@@ -34,7 +34,7 @@ describe('CLI start: what a short command loads', () => {
     const home = tempHome();
     await run(process.execPath, [cliPath, 'cron', 'create', 'every 30m', 'Summarise', '--home', home.root]);
     const { stdout, modules } = await modulesOf(['cron', 'list'], home.root);
-    expect(stdout).toContain('Summarise');
+    expect(stdout).toContain('summarise'); // job names are slugs
     expect(modules.some((url) => url.includes('/dist/scheduler/jobs-domain.js'))).toBe(true);
     expect(modules.filter((url) => /\/dist\/(gateway\/gateway|webhooks\/server|agent\/agent-stack|mcp\/manager)\.js$/.test(url))).toEqual([]);
     for (const name of ['fastify', 'pino', 'conf', 'yaml', 'ai', '@modelcontextprotocol/client', '@ai-sdk/openai']) expect(fromPackage(modules, name), name).toEqual([]);

@@ -142,13 +142,11 @@ describe('scheduler in the gateway', () => {
     expect(new Date(job!.nextRunAtMs!).getUTCDay()).toBe(0);
   });
 
-  it('refuses an ambiguous name with the ids', async () => {
+  it('refuses a second job of the same name (issue #18 item 19): a name means one job', async () => {
     const { gateway } = await started();
     const a = gateway.jobs.create({ schedule: 'every 1h', prompt: 'same', name: 'twin' });
-    const b = gateway.jobs.create({ schedule: 'every 2h', prompt: 'same', name: 'twin' });
-    if (!a.ok || !b.ok) throw new Error('create failed');
-    const found = gateway.jobs.find('twin');
-    expect(found.ok).toBe(false);
-    if (!found.ok) expect(found.reason).toBe(`2 jobs are named "twin" (${a.value.id}, ${b.value.id}): use the id`);
+    if (!a.ok) throw new Error(a.reason);
+    expect(gateway.jobs.create({ schedule: 'every 2h', prompt: 'same', name: 'Twin' })).toEqual({ ok: false, reason: `a job named "twin" already exists (${a.value.id}): choose another name` });
+    expect(gateway.jobs.find('twin')).toMatchObject({ ok: true, value: { id: a.value.id } });
   });
 });

@@ -128,7 +128,7 @@ describe('job runs (real Bree workers from dist, real dry-run agent, real local 
     expect(run.error).toMatch(/^agent run failed: /);
     const delivered = fs.readFileSync(outputFiles(h.home, job.id)[0]!, 'utf8');
     expect(delivered).toContain('# Run failed');
-    expect(delivered).toContain(`Job "Summarize" (${job.id}) failed: agent run failed`);
+    expect(delivered).toContain(`Job "summarize" (${job.id}) failed: agent run failed`);
   });
 });
 

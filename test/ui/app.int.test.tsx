@@ -1,13 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../source/ui/App.js';
-import { createConsoleModel } from '../../source/ui/console-model.js';
 import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
-import { makeGateway } from '../helpers/gateway.js';
+import { renderConsole } from '../helpers/console.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
-import { tempHome } from '../helpers/temp-home.js';
 
 const closers: Array<() => unknown> = [];
 afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
@@ -15,17 +11,9 @@ afterEach(async () => { for (const close of closers.splice(0).reverse()) await c
 async function consoleWith(script: Parameters<typeof startScriptedModel>[0]) {
   const model: ScriptedModel = await startScriptedModel(script);
   closers.push(model.close);
-  const home = tempHome();
-  const { gateway, store } = makeGateway(home, (config) => { config.model = { provider: 'openai-compatible', base_url: model.url, name: 'scripted' }; }, undefined, 'console');
-  await gateway.start();
-  closers.push(async () => { await gateway.stop('test over'); store.close(); });
-  const consoleModel = createConsoleModel({ gateway, flushMs: 5 });
-  closers.push(consoleModel.dispose);
-  const copied: string[] = [];
-  let quit = 0;
-  const view = render(<App model={consoleModel} gateway={gateway} copy={async (text) => { copied.push(text); return true; }} openUrl={() => false} openEditor={async () => ({ ok: false, reason: 'no editor in this test' })} onQuit={() => { quit += 1; }} />);
-  closers.push(view.unmount);
-  return { ...view, home, gateway, copied, quits: () => quit };
+  const view = await renderConsole({ edit: (config) => { config.model = { provider: 'openai-compatible', base_url: model.url, name: 'scripted' }; } });
+  closers.push(view.close);
+  return view;
 }
 
 async function type(stdin: { write(data: string): void }, lastFrame: () => string | undefined, text: string) {

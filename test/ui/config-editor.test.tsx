@@ -25,7 +25,7 @@ describe('E: config.json in $EDITOR', () => {
     const view = await renderConsole({ editor, size: { columns: 160, rows: 30 } });
     closers.push(view.close);
     const { lastFrame, stdin, gateway, store } = view;
-    await waitForFrame(lastFrame, (f) => f.includes('switchboard http://127.0.0.1:'));
+    await waitForFrame(lastFrame, (f) => f.includes('switchboard in-process · http://127.0.0.1:'));
     stdin.write('E');
     await waitForFrame(lastFrame, (f) => bottomLine(f).includes('config.json: platforms.webhook.extra.routes.demo changed; routes: updated demo.'), 15_000);
     expect(gateway.webhooks.routes().find((route) => route.name === 'demo')?.deliver).toBe('local');
@@ -43,7 +43,7 @@ describe('E: config.json in $EDITOR', () => {
     const view = await renderConsole({ editor, size: { columns: 160, rows: 30 } });
     closers.push(view.close);
     const { lastFrame, stdin, gateway, home } = view;
-    await waitForFrame(lastFrame, (f) => f.includes('switchboard http://127.0.0.1:'));
+    await waitForFrame(lastFrame, (f) => f.includes('switchboard in-process · http://127.0.0.1:'));
 
     stdin.write('E');
     await waitForFrame(lastFrame, (f) => bottomLine(f).includes('config.json: platforms.webhook.extra.routes.demo changed; routes: updated demo.'));

@@ -1,12 +1,35 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createGateway } from '../../source/gateway/gateway.js';
+import { defaultConfig } from '../../source/config/default-config.js';
+import { resolveConfig } from '../../source/config/load.js';
+import { createEventJournal } from '../../source/control/journal.js';
+import { gatewayEventNames } from '../../source/gateway/events.js';
+import { initialState } from '../../source/operations/gateway-state.js';
+import type { GatewayLink } from '../../source/operations/link.js';
+import type { GatewayEvent } from '../../source/operations/state.js';
+import { openStore } from '../../source/store/database.js';
+import { pino } from 'pino';
 import { createConsoleModel } from '../../source/ui/console-model.js';
-import { makeGateway } from '../helpers/gateway.js';
 import { tempHome } from '../helpers/temp-home.js';
 
-/** Render pacing of the console model over a real (not started) gateway core, on a fake clock. */
+/** Render pacing of the console model over a link to a real (not started) gateway core, on a fake clock. */
 function setup() {
-  const { gateway, store } = makeGateway(tempHome(), () => {}, undefined, 'console');
-  const model = createConsoleModel({ gateway, flushMs: 33, burstFlushMs: 100 });
+  const home = tempHome();
+  const store = openStore(home.stateDb);
+  const gateway = createGateway({ config: resolveConfig(defaultConfig(), home, {}), store, logger: pino({ level: 'silent' }), mode: 'console' });
+  const journal = createEventJournal();
+  for (const type of gatewayEventNames) gateway.events.on(type, ((data: unknown) => journal.append(type, data)) as never);
+  const link: GatewayLink = {
+    where: 'in-process', remote: false, operations: undefined as never,
+    hello: () => ({ pid: process.pid, home: home.root, version: 'test', mode: 'console', startedAtMs: null, webhookUrl: null, socketPath: home.controlSocket, tcpUrl: null }),
+    subscribe(handlers) {
+      handlers.onSnapshot(initialState(gateway));
+      return journal.listen((event) => handlers.onEvent({ type: event.type, data: event.data } as GatewayEvent));
+    },
+    onStatus: () => () => {},
+    close: async () => {},
+  };
+  const model = createConsoleModel({ link, flushMs: 33, burstFlushMs: 100 });
   let flushes = 0;
   model.subscribe(() => { flushes += 1; });
   const webhook = (n: number) => gateway.events.emit('webhook.received', { route: 'r', event: 'push', deliveryId: `d-${n}`, outcome: 'accepted', status: 202, latencyMs: 1, atMs: n });

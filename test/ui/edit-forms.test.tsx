@@ -124,7 +124,7 @@ describe('e: edit forms validated against config.schema.json and applied live', 
 
     await replaceText(stdin, lastFrame, 'every banana');
     await submitForm(stdin);
-    await waitForFrame(lastFrame, (f) => f.includes('Not saved: invalid schedule: "every banana"') && /❯ schedule/.test(f));
+    await waitForFrame(lastFrame, (f) => f.includes('Not saved: Job nightly not changed: invalid schedule: "every banana"') && /❯ schedule/.test(f));
     await focusField(stdin, lastFrame, 'schedule');
     await replaceText(stdin, lastFrame, 'every 2h');
     await focusField(stdin, lastFrame, 'prompt');

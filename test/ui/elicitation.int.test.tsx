@@ -1,14 +1,9 @@
-import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../source/config/types.js';
-import { App } from '../../source/ui/App.js';
-import { createConsoleModel } from '../../source/ui/console-model.js';
 import { startScriptedModel, type ScriptedModel, type ScriptStep } from '../fixtures/scripted-model.js';
-import { bottomLine, focusField, replaceText, slash, submitForm, typeText } from '../helpers/console.js';
-import { makeGateway } from '../helpers/gateway.js';
+import { bottomLine, focusField, renderConsole, replaceText, slash, submitForm, typeText } from '../helpers/console.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
 import { EVERYTHING, FIXTURE_SERVER, NODE } from '../helpers/mcp.js';
-import { tempHome } from '../helpers/temp-home.js';
 
 const closers: Array<() => unknown> = [];
 afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
@@ -17,23 +12,17 @@ afterEach(async () => { for (const close of closers.splice(0).reverse()) await c
 async function consoleWith(server: McpServerConfig, script: ScriptStep[]) {
   const model: ScriptedModel = await startScriptedModel(script);
   closers.push(model.close);
-  const home = tempHome();
-  const { gateway, store } = makeGateway(home, (config) => {
-    config.model = { provider: 'openai-compatible', base_url: model.url, name: 'scripted' };
-    config.mcp_servers = { srv: server };
-  }, undefined, 'console', true);
-  await gateway.start();
-  closers.push(async () => { await gateway.stop('test over'); store.close(); });
-  const consoleModel = createConsoleModel({ gateway, flushMs: 5 });
-  closers.push(consoleModel.dispose);
-  const view = render(<App model={consoleModel} gateway={gateway} copy={async () => true} openUrl={() => false} openEditor={async () => ({ ok: false, reason: 'no editor here' })} onQuit={() => {}} />);
-  Object.defineProperty(view.stdout, 'columns', { value: 120, configurable: true });
-  Object.defineProperty(view.stdout, 'rows', { value: 30, configurable: true });
-  view.stdout.emit('resize');
-  closers.push(view.unmount);
+  const view = await renderConsole({
+    edit: (config) => {
+      config.model = { provider: 'openai-compatible', base_url: model.url, name: 'scripted' };
+      config.mcp_servers = { srv: server };
+    },
+    size: { columns: 120, rows: 30 },
+  });
+  closers.push(view.close);
   view.stdin.write('1');
   await waitForFrame(view.lastFrame, (frame) => /srv\s+● ready/.test(frame), 20_000);
-  return { ...view, model, gateway };
+  return { ...view, model };
 }
 
 /** The text of the tool results the model was sent back. */

@@ -43,7 +43,7 @@ describe('Jobs pane (3) and /cron', () => {
     await slash(stdin, lastFrame, 'cron pause build');
     await waitForFrame(lastFrame, (f) => bottomLine(f).includes('Paused job build') && /build\s+every 2h\s+paused\s+last ok/.test(f));
     await slash(stdin, lastFrame, 'cron pause build');
-    await waitForFrame(lastFrame, (f) => bottomLine(f).includes('Cannot pause: job build') && bottomLine(f).includes('is already paused'));
+    await waitForFrame(lastFrame, (f) => bottomLine(f).includes('Cannot pause the job: job build') && bottomLine(f).includes('is already paused'));
     await slash(stdin, lastFrame, 'cron resume build');
     await waitForFrame(lastFrame, (f) => bottomLine(f).includes('Resumed job build') && /build\s+every 2h\s+in 1h 59m/.test(f));
     await slash(stdin, lastFrame, 'cron remove build');

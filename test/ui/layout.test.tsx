@@ -70,7 +70,9 @@ describe('console layout', () => {
     expect(frame).not.toContain('── Logs ──');
     stdin.write('2');
     const side = await waitForFrame(lastFrame, (f) => f.includes('route a-route-with-a-rather-long-name http://127.0.0.1:'));
-    expect(side.split('\n').some((line) => line.includes('route a-route') && line.includes('No log lines yet.'))).toBe(true);
+    // The log pane is the right column: its lines start past the 60% the active pane takes.
+    const logLine = side.split('\n').find((line) => line.includes('Webhook listener on'));
+    expect(logLine && logLine.indexOf('Webhook listener on') > 84, `no log pane on the right:\n${side}`).toBe(true);
     stdin.write(keys.tab);
     await waitForFrame(lastFrame, (f) => f.includes('job-0-'));
     stdin.write(keys.shiftTab);

@@ -93,13 +93,13 @@ describe('webhook intake over inject(): the documented check order', () => {
     const { post, received } = await started({ routes: { r: { secret: SECRET, events: ['push'], rate_limit: 3 } }, edit: (c) => { c.platforms!.webhook!.extra!.max_body_bytes = 200; } });
     const big = json({ pad: 'x'.repeat(300) });
     // Unknown route beats everything, even a huge unsigned body.
-    expect((await post('nope', big, {})).json()).toEqual({ error: 'Unknown route: nope' });
+    expect((await post('nope', big, {})).json()).toMatchObject({ error: 'Unknown route: nope', route: 'nope' });
     // Too large beats auth.
     const tooLarge = await post('r', big, { 'content-type': 'application/json' });
-    expect([tooLarge.statusCode, tooLarge.json()]).toEqual([413, { error: 'Payload too large' }]);
+    expect([tooLarge.statusCode, tooLarge.json()]).toEqual([413, { error: 'Payload too large', message: 'Route "r": the body is larger than 200 bytes (platforms.webhook.extra.max_body_bytes)', route: 'r' }]);
     // Auth beats the rate limit and the body: a bad signature on a bad body is 401, and does not use up the limit.
     for (let i = 0; i < 5; i++) expect((await post('r', 'not json', { 'content-type': 'text/plain', 'x-hub-signature-256': 'sha256=00' })).statusCode).toBe(401);
-    expect((await post('r', '{}', { 'content-type': 'application/json' })).json()).toEqual({ error: 'Invalid signature' });
+    expect((await post('r', '{}', { 'content-type': 'application/json' })).json()).toMatchObject({ error: 'Invalid signature', route: 'r' });
     // Three signed requests pass the limit whatever their body; the fourth is 429 before its body is looked at.
     const text = 'plain text';
     expect((await post('r', text, { 'content-type': 'text/plain', 'x-hub-signature-256': signGithub(SECRET, text) })).statusCode).toBe(415);
@@ -107,7 +107,7 @@ describe('webhook intake over inject(): the documented check order', () => {
     const ok = json({ ref: 'main' });
     expect((await post('r', ok, githubHeaders(SECRET, ok, 'push', 'd-1'))).statusCode).toBe(202);
     const limited = await post('r', text, { 'content-type': 'text/plain', 'x-hub-signature-256': signGithub(SECRET, text) });
-    expect([limited.statusCode, limited.json()]).toEqual([429, { error: 'Rate limit exceeded' }]);
+    expect([limited.statusCode, limited.json()]).toEqual([429, { error: 'Rate limit exceeded', message: expect.stringContaining('Route "r": more than 3 requests in 60 s; retry after'), route: 'r' }]);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(59);
     expect(received.map((r) => `${r.outcome}:${r.status}`)).toEqual([
       'unknown_route:404', 'too_large:413', ...Array(6).fill('unauthorized:401'), 'unsupported_type:415', 'bad_request:400', 'accepted:202', 'rate_limited:429',

@@ -49,4 +49,16 @@ describe('webhook signatures (spec 5.1)', () => {
     expect(verifyRequest({ 'x-hub-signature-256': [signGithub('s', body), signGithub('s', body)] }, body, secrets, now).ok).toBe(false);
     expect(verifyRequest({}, body, secrets, now)).toMatchObject({ ok: false, reason: expect.stringContaining('no signature header') });
   });
+
+  it('every scheme present must verify: a bad one refuses the request whatever good one it carries (issue #18 item 24)', () => {
+    const secret = 'shared-secret';
+    const ts = Math.floor(now / 1000);
+    const goodGithub = { 'x-hub-signature-256': signGithub(secret, body) };
+    const goodStandard = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(ts), 'webhook-signature': signStandard(secret, 'msg_1', ts, body) };
+    const badStandard = { ...goodStandard, 'webhook-signature': signStandard('forged', 'msg_1', ts, body) };
+    expect(verifyRequest({ ...goodGithub, ...badStandard }, body, [secret], now)).toEqual({ ok: false, reason: 'webhook-signature does not match' });
+    expect(verifyRequest({ ...goodGithub, 'x-gitlab-token': 'wrong' }, body, [secret], now)).toEqual({ ok: false, reason: 'X-Gitlab-Token does not match' });
+    expect(verifyRequest({ 'x-hub-signature-256': signGithub('forged', body), ...goodStandard }, body, [secret], now)).toEqual({ ok: false, reason: 'X-Hub-Signature-256 does not match' });
+    expect(verifyRequest({ ...goodGithub, ...goodStandard }, body, [secret], now)).toEqual({ ok: true, value: 'github' });
+  });
 });

@@ -53,9 +53,9 @@ describe('webhook listener over a real socket', () => {
     await waitUntil(() => completed.length === 1);
     expect(completed).toEqual(['delivered']);
     const bad = await fetch(`${url}/webhooks/hook`, { method: 'POST', headers: githubHeaders('wrong-secret', body, 'pull_request'), body });
-    expect([bad.status, await bad.json()]).toEqual([401, { error: 'Invalid signature' }]);
+    expect([bad.status, await bad.json()]).toEqual([401, { error: 'Invalid signature', message: 'Route "hook": the request\'s signature or token does not verify with the route\'s secret', route: 'hook' }]);
     const unknown = await fetch(`${url}/webhooks/other`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    expect([unknown.status, await unknown.json()]).toEqual([404, { error: 'Unknown route: other' }]);
+    expect([unknown.status, await unknown.json()]).toEqual([404, { error: 'Unknown route: other', message: 'No static route or subscription is named "other"; see: switchboard webhook list', route: 'other' }]);
   });
 
   it('413 for a declared Content-Length above max_body_bytes and for a streamed (chunked) body that grows past it', async () => {
@@ -65,11 +65,12 @@ describe('webhook listener over a real socket', () => {
       return { ...made, received: records };
     });
     const declared = await rawRequest(port, 'POST /webhooks/hook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 70000\r\n\r\n');
-    expect([declared.status, JSON.parse(declared.text)]).toEqual([413, { error: 'Payload too large' }]);
+    const tooLarge = { error: 'Payload too large', message: 'Route "hook": the body is larger than 65536 bytes (platforms.webhook.extra.max_body_bytes)', route: 'hook' };
+    expect([declared.status, JSON.parse(declared.text)]).toEqual([413, tooLarge]);
     const chunk = Buffer.from(`{"pad":"${'x'.repeat(30_000)}`);
     const piece = (data: Buffer) => Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
     const streamed = await rawRequest(port, 'POST /webhooks/hook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', [piece(chunk), piece(chunk), piece(chunk)]);
-    expect([streamed.status, JSON.parse(streamed.text)]).toEqual([413, { error: 'Payload too large' }]);
+    expect([streamed.status, JSON.parse(streamed.text)]).toEqual([413, tooLarge]);
     await waitUntil(() => received.length === 2);
     expect(received).toEqual(['too_large:413', 'too_large:413']);
   });
@@ -95,7 +96,7 @@ describe('webhook listener over a real socket', () => {
       statuses.push(response.status);
       if (response.status === 429) {
         retryAfter = response.headers.get('retry-after');
-        expect(await response.json()).toEqual({ error: 'Rate limit exceeded' });
+        expect(await response.json()).toEqual({ error: 'Rate limit exceeded', message: expect.stringMatching(/^Route "hook": more than 2 requests in 60 s; retry after \d+ s$/), route: 'hook' });
       }
     }
     expect(statuses).toEqual([202, 202, 429]);

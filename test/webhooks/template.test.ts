@@ -59,6 +59,8 @@ describe('templates (spec 2.9)', () => {
 
   it('without a prompt passes the whole payload as indented JSON; deliver_extra values are templates', () => {
     expect(renderPrompt(undefined, { a: 1 })).toBe('{\n  "a": 1\n}');
-    expect(renderExtra({ repo: '{repository.full_name}', pr_number: '{number}', fixed: 'x' }, pr)).toEqual({ repo: pr.repository.full_name, pr_number: String(pr.number), fixed: 'x' });
+    // A lone placeholder keeps a number's type; text around it makes a string (issue #18 item 17).
+    expect(renderExtra({ repo: '{repository.full_name}', pr_number: '{number}', title: 'PR {number}', fixed: 'x', n: 7, on: false }, pr))
+      .toEqual({ repo: pr.repository.full_name, pr_number: pr.number, title: `PR ${pr.number}`, fixed: 'x', n: 7, on: false });
   });
 });

@@ -12,7 +12,7 @@ parentPort?.on('message', (message: unknown) => {
   if (message === 'cancel') controller.abort();
 });
 
-const result = await runScript({ file: request.script, timeoutMs: request.timeoutMs, signal: controller.signal });
+const result = await runScript({ file: request.script, timeoutMs: request.timeoutMs, signal: controller.signal, childrenDir: request.childrenDir });
 const message: PreRunMessage = { kind: 'pre-run.result', fireId: request.fireId, result };
 parentPort?.postMessage(message);
 if (result.cancelled) parentPort?.postMessage('cancelled');

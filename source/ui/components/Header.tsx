@@ -3,27 +3,36 @@ import type { ConsoleState } from '../console-model.js';
 import { clockTime, fit, formatDuration } from '../format.js';
 import { theme } from '../theme.js';
 
-/** One line: listener, model, uptime, counts, clock. */
+/** One line: where the gateway is (in-process, or attached to pid N), listener, model, uptime, counts, clock. */
 export function Header({ state, now, width }: { state: ConsoleState; now: number; width: number }) {
-  const { snapshot } = state;
+  const { snapshot, link } = state;
   const listener = snapshot.webhook.url ?? (snapshot.webhook.enabled ? 'starting' : 'webhooks off');
   const uptime = snapshot.startedAtMs ? formatDuration(now - snapshot.startedAtMs) : '-';
+  const model = snapshot.modelName ? `${snapshot.model} ${snapshot.modelName}` : snapshot.model;
+  const where = link.where === 'attached' ? `attached to pid ${link.hello.pid}` : 'in-process';
   const pending = state.approvals.length;
   const right = `runs ${state.runsInFlight} · approvals ${pending} · failed deliveries ${state.failedDeliveries} · ${clockTime(now)}`;
-  const left = fit(`${listener} · model ${snapshot.model} · up ${uptime}`, Math.max(10, width - right.length - 14));
+  const left = fit(`${where} · ${listener} · model ${model} · up ${uptime}`, Math.max(10, width - right.length - 14));
   return (
-    <Box width={width} justifyContent="space-between" flexShrink={0}>
-      <Text wrap="truncate">
-        <Text bold color={theme.accent}>switchboard</Text>
-        <Text> {left}</Text>
-      </Text>
-      <Text wrap="truncate">
-        <Text>runs {state.runsInFlight} · </Text>
-        <Text color={pending > 0 ? theme.warn : undefined} bold={pending > 0}>approvals {pending}</Text>
-        <Text> · </Text>
-        <Text color={state.failedDeliveries > 0 ? theme.error : undefined}>failed deliveries {state.failedDeliveries}</Text>
-        <Text> · {clockTime(now)}</Text>
-      </Text>
+    <Box width={width} flexDirection="column" flexShrink={0}>
+      <Box width={width} justifyContent="space-between">
+        <Text wrap="truncate">
+          <Text bold color={theme.accent}>switchboard</Text>
+          <Text> {left}</Text>
+        </Text>
+        <Text wrap="truncate">
+          <Text>runs {state.runsInFlight} · </Text>
+          <Text color={pending > 0 ? theme.warn : undefined} bold={pending > 0}>approvals {pending}</Text>
+          <Text> · </Text>
+          <Text color={state.failedDeliveries > 0 ? theme.error : undefined}>failed deliveries {state.failedDeliveries}</Text>
+          <Text> · {clockTime(now)}</Text>
+        </Text>
+      </Box>
+      {link.status === 'connected' ? null : (
+        <Text color={theme.error} inverse wrap="truncate">
+          {fit(` disconnected from the gateway (pid ${link.hello.pid}), retrying${link.detail ? `: ${link.detail}` : ''} · what shows is as it was `, width)}
+        </Text>
+      )}
     </Box>
   );
 }

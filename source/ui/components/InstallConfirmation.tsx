@@ -1,7 +1,7 @@
 import { Box, Text, useInput } from 'ink';
 import TextInput from 'ink-text-input';
 import { useState } from 'react';
-import { commandLine, type InstallLink } from '../../mcp/install-link.js';
+import { commandLine, type InstallLink } from '../../operations/mcp-links.js';
 import { theme } from '../theme.js';
 
 export type InstallDecision = { action: 'install'; name: string } | { action: 'cancel' };

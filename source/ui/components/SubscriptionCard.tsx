@@ -13,7 +13,7 @@ type Step = 'card' | 'copy' | 'secret';
  */
 export function SubscriptionCard({ view, width, secretOf, onCopy, onClose }: {
   view: SubscribedView; width: number;
-  secretOf: (name: string) => { ok: true; value: string } | { ok: false; reason: string };
+  secretOf: (name: string) => Promise<string>;
   onCopy: (text: string, what: string) => void; onClose: (notice?: string) => void;
 }) {
   const [step, setStep] = useState<Step>('card');
@@ -31,10 +31,11 @@ export function SubscriptionCard({ view, width, secretOf, onCopy, onClose }: {
       return onClose('Nothing copied.');
     }
     if (input !== 'y') return onClose('Secret not copied.');
-    const secret = secretOf(view.name);
     // The secret goes to the clipboard only; the card and the notice never show it.
-    if (secret.ok) onCopy(secret.value, `the secret of ${view.name}`);
-    onClose(secret.ok ? undefined : secret.reason);
+    void secretOf(view.name).then((secret) => {
+      onCopy(secret, `the secret of ${view.name}`);
+      onClose();
+    }, (error: unknown) => onClose((error as Error).message));
   });
   const inner = Math.max(10, width - 4);
   const extra = Object.entries(view.deliverExtra).map(([key, value]) => `${key}=${value}`).join(' ');

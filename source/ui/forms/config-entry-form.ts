@@ -1,23 +1,30 @@
 import { formatKeyPath } from '../../config/key-path.js';
-import type { ConfigCommands } from '../../gateway/config-commands.js';
+import type { ConfigIssue } from '../../config/validate.js';
+import type { Operations } from '../../operations/index.js';
 import type { EditForm } from './edit-form.js';
 import { describeApplied } from './edit-form.js';
 import { definitionFields, entryFromValues, issuesByField } from './schema-fields.js';
 
+/** An operation's refusal as config issues: its details are `key.path: reason` lines. */
+export function issuesOf(error: unknown): ConfigIssue[] {
+  const details = (error as { details?: string[] }).details ?? [];
+  if (details.length === 0) return [{ path: '', reason: (error as Error).message }];
+  return details.map((detail) => {
+    const at = detail.indexOf(': ');
+    return at < 0 ? { path: '', reason: detail } : { path: detail.slice(0, at), reason: detail.slice(at + 2) };
+  });
+}
+
 /**
  * A form over one config.json entry (an MCP server, a static route): fields from its schema
- * definition; saving validates the whole file, writes it and applies the change live (core command).
+ * definition; saving goes through `config.set`, which checks the whole file as the gateway does at
+ * start, writes it and applies the change live.
  */
-export function configEntryForm(config: Pick<ConfigCommands, 'read' | 'set'>, options: {
+export async function configEntryForm(ops: Operations, options: {
   segments: string[]; definition: 'mcp_server' | 'route'; title: string; applies?: (key: string, description: string) => boolean;
-}): EditForm | { error: string } {
-  let entry: unknown;
-  try {
-    entry = options.segments.reduce<unknown>((node, segment) => (node as Record<string, unknown> | undefined)?.[segment], config.read());
-  } catch (error) {
-    return { error: (error as Error).message };
-  }
+}): Promise<EditForm | { error: string }> {
   const where = formatKeyPath(options.segments);
+  const entry = await ops.config.get({ key: where }).then((found) => found.value, () => undefined);
   if (entry === null || typeof entry !== 'object') return { error: `${where} is not in config.json (any more); nothing to edit.` };
   const old = entry as Record<string, unknown>;
   const fields = definitionFields(options.definition, old, options.applies);
@@ -25,9 +32,12 @@ export function configEntryForm(config: Pick<ConfigCommands, 'read' | 'set'>, op
     title: options.title,
     fields,
     async save(values) {
-      const result = await config.set(options.segments, entryFromValues(fields, values, old));
-      if (!result.ok) return { ok: false, errors: issuesByField(result.issues, options.segments, fields) };
-      return { ok: true, notice: describeApplied(`Saved ${where}`, result.value) };
+      try {
+        const applied = await ops.config.set({ key: where, value: entryFromValues(fields, values, old), by: 'console' });
+        return { ok: true, notice: describeApplied(`Saved ${where}`, applied) };
+      } catch (error) {
+        return { ok: false, errors: issuesByField(issuesOf(error), options.segments, fields) };
+      }
     },
   };
 }

@@ -1,5 +1,5 @@
 import { validateDefinition } from '../../config/validate.js';
-import type { JobsCore } from '../../scheduler/scheduler.js';
+import type { Operations } from '../../operations/index.js';
 import type { JobRow } from '../../store/jobs.js';
 import type { EditForm } from './edit-form.js';
 import { definitionFields, issuesByField } from './schema-fields.js';
@@ -12,9 +12,9 @@ function fieldNamed(reason: string): string {
 
 /**
  * `e` on a job: the keys of `$defs/job`. Jobs live in the store, so saving goes through the core
- * job commands (edit, then pause or resume), never config.json.
+ * job operations (edit, then pause or resume), never config.json.
  */
-export function jobForm(jobs: Pick<JobsCore, 'edit' | 'pause' | 'resume'>, job: JobRow): EditForm {
+export function jobForm(ops: Operations, job: JobRow): EditForm {
   const entry = { schedule: job.schedule, prompt: job.prompt, name: job.name, deliver: job.deliver, skills: job.skills, script: job.script ?? undefined, enabled: job.enabled, catch_up: job.catchUp };
   const fields = definitionFields('job', entry).map((field) => (field.key === 'schedule' || field.key === 'prompt' ? { ...field, required: true } : field));
   return {
@@ -25,15 +25,23 @@ export function jobForm(jobs: Pick<JobsCore, 'edit' | 'pause' | 'resume'>, job: 
       const issues = validateDefinition('job', defined);
       if (issues.length > 0) return { ok: false, errors: issuesByField(issues, [], fields) };
       // Empty fields clear: the name falls back to the prompt's start, the target to the console, no skills, no script.
-      const edited = jobs.edit(job.id, {
-        schedule: String(values.schedule), prompt: String(values.prompt), name: (values.name as string | undefined) ?? '', deliver: (values.deliver as string | undefined) ?? '',
-        skills: (values.skills as string[] | undefined) ?? [], script: (values.script as string | undefined) ?? '', catchUp: (values.catch_up as string | undefined) ?? 'once',
-      });
-      if (!edited.ok) return { ok: false, errors: { [fieldNamed(edited.reason)]: `Not saved: ${edited.reason}` } };
+      let saved: JobRow;
+      try {
+        saved = (await ops.jobs.edit({
+          job: job.id, schedule: String(values.schedule), prompt: String(values.prompt), name: (values.name as string | undefined) ?? '', deliver: (values.deliver as string | undefined) ?? '',
+          skills: (values.skills as string[] | undefined) ?? [], script: (values.script as string | undefined) ?? '', catchUp: (values.catch_up as string | undefined) ?? 'once', origin: 'console',
+        })).job;
+      } catch (error) {
+        return { ok: false, errors: { [fieldNamed((error as Error).message)]: `Not saved: ${(error as Error).message}` } };
+      }
       const enabled = values.enabled ?? true;
-      const toggled = enabled === edited.value.enabled ? undefined : enabled ? jobs.resume(job.id) : jobs.pause(job.id);
-      if (toggled && !toggled.ok) return { ok: false, errors: { enabled: toggled.reason } };
-      const saved = toggled?.value ?? edited.value;
+      if (enabled !== saved.enabled) {
+        try {
+          saved = (await (enabled ? ops.jobs.resume({ job: job.id }) : ops.jobs.pause({ job: job.id }))).job;
+        } catch (error) {
+          return { ok: false, errors: { enabled: (error as Error).message } };
+        }
+      }
       return { ok: true, notice: `Saved job ${saved.name} (${saved.id}): ${saved.schedule}, deliver ${saved.deliver}, ${saved.enabled ? 'enabled' : 'paused'}.` };
     },
   };

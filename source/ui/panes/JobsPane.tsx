@@ -1,6 +1,8 @@
 import { Box, Text } from 'ink';
 import type { JobLastStatus, JobRow } from '../../store/jobs.js';
-import type { ConsoleGateway, ConsoleState } from '../console-model.js';
+import type { Operations } from '../../operations/index.js';
+import type { ConsoleState } from '../console-model.js';
+import { useFetched } from '../hooks/useFetched.js';
 import { ListView, type ListRow } from '../components/ListView.js';
 import type { EditTarget } from '../forms/edit-target.js';
 import { clockTime, fit, formatDuration } from '../format.js';
@@ -9,8 +11,8 @@ import { theme } from '../theme.js';
 const statusColor: Record<JobLastStatus, string | undefined> = { ok: theme.ok, error: theme.error, delivery_failed: theme.error, silent: theme.dim, skipped: theme.warn };
 
 /** Every job: name, schedule, next run as a countdown, last status; Enter shows the run history. */
-export function JobsPane({ state, gateway, height, width, focused, now, onNotice, onEdit }: {
-  state: ConsoleState; gateway: Pick<ConsoleGateway, 'jobs'>; height: number; width: number; focused: boolean; now: number; onNotice: (text: string) => void; onEdit: (target: EditTarget) => void;
+export function JobsPane({ state, ops, height, width, focused, now, onNotice, onEdit }: {
+  state: ConsoleState; ops: Operations; height: number; width: number; focused: boolean; now: number; onNotice: (text: string) => void; onEdit: (target: EditTarget) => void;
 }) {
   const running = new Set(state.snapshot.jobs.running);
   const nameWidth = Math.min(24, Math.max(6, ...state.jobs.map((job) => job.name.length)));
@@ -35,22 +37,29 @@ export function JobsPane({ state, gateway, height, width, focused, now, onNotice
       details={(row) => {
         const job = state.jobs.find((candidate) => candidate.id === row.key);
         if (!job) return <Text>This job was removed.</Text>;
-        const runs = gateway.jobs.runs(job.id, Math.max(1, height - 4));
-        return (
-          <Box flexDirection="column">
-            <Text bold>{fit(`${job.name} (${job.id}) · ${job.schedule} · deliver ${job.deliver} · ${job.enabled ? 'enabled' : 'paused'}`, width)}</Text>
-            <Text color={theme.dim}>{fit(`Prompt: ${job.prompt}`, width)}</Text>
-            {runs.length === 0 ? <Text color={theme.dim}>No runs yet.</Text> : null}
-            {runs.map((run) => (
-              <Text key={run.id} color={run.status in statusColor ? statusColor[run.status as JobLastStatus] : undefined}>
-                {fit(`${clockTime(run.startedAtMs ?? run.queuedAtMs)} ${run.trigger.padEnd(8)} ${run.status.padEnd(15)} ${run.finishedAtMs && run.startedAtMs ? formatDuration(run.finishedAtMs - run.startedAtMs).padEnd(7) : '       '} ${run.reason ?? run.error ?? (run.deliveryTarget ? `${run.deliveryTarget}: ${run.deliveryDetail ?? ''}` : '')}`, width)}
-              </Text>
-            ))}
-            <Text color={theme.dim}>{fit('Esc back · e edit · /cron run|pause|resume|remove <name>', width)}</Text>
-          </Box>
-        );
+        return <JobDetails job={job} ops={ops} height={height} width={width} />;
       }}
     />
+  );
+}
+
+/** Enter on a job: the job and its run history, read through operations (again when the job changes). */
+function JobDetails({ job, ops, height, width }: { job: JobRow; ops: Operations; height: number; width: number }) {
+  const limit = Math.max(1, height - 4);
+  const fetched = useFetched(() => ops.jobs.runs({ job: job.id, limit }), `${job.id}:${limit}`, (job.lastRunAtMs ?? 0) + job.updatedAtMs);
+  const runs = fetched.value?.runs ?? [];
+  return (
+    <Box flexDirection="column">
+      <Text bold>{fit(`${job.name} (${job.id}) · ${job.schedule} · deliver ${job.deliver} · ${job.enabled ? 'enabled' : 'paused'}`, width)}</Text>
+      <Text color={theme.dim}>{fit(`Prompt: ${job.prompt}`, width)}</Text>
+      {fetched.error ? <Text color={theme.error}>{fit(`Run history not available: ${fetched.error}`, width)}</Text> : fetched.value && runs.length === 0 ? <Text color={theme.dim}>No runs yet.</Text> : null}
+      {runs.map((run) => (
+        <Text key={run.id} color={run.status in statusColor ? statusColor[run.status as JobLastStatus] : undefined}>
+          {fit(`${clockTime(run.startedAtMs ?? run.queuedAtMs)} ${run.trigger.padEnd(8)} ${run.status.padEnd(15)} ${run.finishedAtMs && run.startedAtMs ? formatDuration(run.finishedAtMs - run.startedAtMs).padEnd(7) : '       '} ${run.reason ?? run.error ?? (run.deliveryTarget ? `${run.deliveryTarget}: ${run.deliveryDetail ?? ''}` : '')}`, width)}
+        </Text>
+      ))}
+      <Text color={theme.dim}>{fit('Esc back · e edit · /cron run|pause|resume|remove <name>', width)}</Text>
+    </Box>
   );
 }
 

@@ -1,6 +1,9 @@
 import { Box, Text } from 'ink';
 import type { McpServerStatus } from '../../mcp/connection.js';
-import type { ConsoleGateway, ConsoleState } from '../console-model.js';
+import type { McpServerView } from '../../mcp/manager.js';
+import type { Operations } from '../../operations/index.js';
+import type { ConsoleState } from '../console-model.js';
+import { useFetched } from '../hooks/useFetched.js';
 import { ListView, type ListRow } from '../components/ListView.js';
 import type { EditTarget } from '../forms/edit-target.js';
 import { fit } from '../format.js';
@@ -11,8 +14,8 @@ const statusColor: Record<McpServerStatus, string> = {
 };
 
 /** Configured MCP servers: status, era, transport, tools; Enter lists the tools and the stderr tail; R reconnects; l logs in (OAuth). */
-export function McpPane({ state, gateway, height, width, focused, onNotice, onEdit, onLogin }: {
-  state: ConsoleState; gateway: Pick<ConsoleGateway, 'mcp'>; height: number; width: number; focused: boolean; onNotice: (text: string) => void; onEdit: (target: EditTarget) => void; onLogin: (server: string) => void;
+export function McpPane({ state, ops, height, width, focused, onNotice, onEdit, onLogin }: {
+  state: ConsoleState; ops: Operations; height: number; width: number; focused: boolean; onNotice: (text: string) => void; onEdit: (target: EditTarget) => void; onLogin: (server: string) => void;
 }) {
   const nameWidth = Math.min(24, Math.max(8, ...state.mcpServers.map((server) => server.name.length)));
   const rows: ListRow[] = state.mcpServers.map((server) => {
@@ -42,26 +45,38 @@ export function McpPane({ state, gateway, height, width, focused, onNotice, onEd
         if (command !== 'mcp.reconnect') return;
         if (!row) return onNotice('No MCP server selected.');
         onNotice(`Reconnecting ${row.key}...`);
-        void gateway.mcp.reconnect(row.key).then((ok) => onNotice(ok ? `Reconnecting ${row.key}: its status shows here as it changes.` : `No MCP server named ${row.key} any more; /reload-mcp rereads config.json.`));
+        void ops.mcp.reconnect({ server: row.key }).then(
+          () => onNotice(`Reconnecting ${row.key}: its status shows here as it changes.`),
+          (error: unknown) => onNotice(`${(error as Error).message}; /reload-mcp rereads config.json.`));
       }}
       details={(row) => {
         const server = state.mcpServers.find((candidate) => candidate.name === row.key);
         if (!server) return <Text>{row.key} is gone (removed by a reload).</Text>;
-        const stderr = gateway.mcp.stderrTail(server.name, server.status === 'ready' ? 3 : 8);
-        const lines: Array<{ text: string; color?: string; dim?: boolean }> = [
-          { text: `${server.name}: ${server.status}${server.reason ? ` - ${server.reason}` : ''}`, color: statusColor[server.status] },
-          { text: `transport ${server.transport} · era ${server.era ?? '-'}${server.protocolVersion ? ` · protocol ${server.protocolVersion}` : ''}`, dim: true },
-          ...(stderr.length > 0 ? [{ text: 'stderr (last lines):', color: server.status === 'failed' ? theme.error : undefined }, ...stderr.map((line) => ({ text: `  ${line}`, dim: true }))] : []),
-          { text: server.tools.length > 0 ? `Tools (${server.tools.length}):` : 'No tools registered.' },
-          ...server.tools.map((tool) => ({ text: `  ${tool.name}${tool.readOnly ? '  [read-only]' : ''}${tool.utility ? '  [utility]' : ''}`, color: tool.readOnly ? theme.ok : undefined })),
-        ];
-        return (
-          <Box flexDirection="column">
-            {lines.slice(0, Math.max(1, height - 1)).map((line, index) => <Text key={index} color={line.color} dimColor={line.dim}>{fit(line.text, width)}</Text>)}
-            <Text color={theme.dim}>{fit('Esc back · R reconnect · l login · e edit', width)}</Text>
-          </Box>
-        );
+        return <McpDetails server={server} ops={ops} height={height} width={width} />;
       }}
     />
+  );
+}
+
+/** Enter on a server: status, trust, the stderr tail (read through operations) and every tool with its description. */
+function McpDetails({ server, ops, height, width }: { server: McpServerView; ops: Operations; height: number; width: number }) {
+  const stdio = server.transport === 'stdio';
+  const fetched = useFetched(() => (stdio ? ops.mcp.stderr({ server: server.name, lines: server.status === 'ready' ? 3 : 8 }) : Promise.resolve({ server: server.name, lines: [] })), server.name, server.updatedAtMs);
+  const stderr = fetched.value?.lines ?? [];
+  const lines: Array<{ text: string; color?: string; dim?: boolean }> = [
+    { text: `${server.name}: ${server.status}${server.reason ? ` - ${server.reason}` : ''}`, color: statusColor[server.status] },
+    { text: `transport ${server.transport} · era ${server.era ?? '-'}${server.protocolVersion ? ` · protocol ${server.protocolVersion}` : ''} · trust ${server.trust}${server.trust === 'untrusted' ? ' (tools that are not read-only ask for approval)' : ''}`, dim: true },
+    ...(stderr.length > 0 ? [{ text: 'stderr (last lines):', color: server.status === 'failed' ? theme.error : undefined }, ...stderr.map((line) => ({ text: `  ${line}`, dim: true }))] : []),
+    { text: server.tools.length > 0 ? `Tools (${server.tools.length}):` : 'No tools registered.' },
+    ...server.tools.flatMap((tool) => [
+      { text: `  ${tool.name}${tool.readOnly ? '  [read-only]' : ''}${tool.utility ? '  [utility]' : ''}`, color: tool.readOnly ? theme.ok : undefined },
+      ...(tool.description ? [{ text: `      ${tool.description.split('\n')[0]}`, dim: true }] : []),
+    ]),
+  ];
+  return (
+    <Box flexDirection="column">
+      {lines.slice(0, Math.max(1, height - 1)).map((line, index) => <Text key={index} color={line.color} dimColor={line.dim}>{fit(line.text, width)}</Text>)}
+      <Text color={theme.dim}>{fit('Esc back · R reconnect · l login · e edit', width)}</Text>
+    </Box>
   );
 }

@@ -1,7 +1,8 @@
 import { Box, Text, useInput } from 'ink';
 import TextInput from 'ink-text-input';
 import { useState } from 'react';
-import type { ConsoleGateway, ConsoleState } from '../console-model.js';
+import type { Operations } from '../../operations/index.js';
+import type { ConsoleState } from '../console-model.js';
 import { ListView, type ListRow, type RowSource } from '../components/ListView.js';
 import type { EditTarget } from '../forms/edit-target.js';
 import { clockTime, CUT_MARK, fit } from '../format.js';
@@ -18,8 +19,8 @@ export const SAMPLE_TEST_PAYLOAD = '{"test": true, "message": "Test delivery fro
  * t sends a signed test request to the selected route (through the real intake); c copies the
  * delivery id, or a route's URL (or its secret, after a confirm).
  */
-export function WebhooksPane({ state, gateway, height, width, focused, onNotice, onCopy, onCapture, onEdit }: {
-  state: ConsoleState; gateway: Pick<ConsoleGateway, 'webhooks' | 'deliveries'>; height: number; width: number; focused: boolean;
+export function WebhooksPane({ state, ops, height, width, focused, onNotice, onCopy, onCapture, onEdit }: {
+  state: ConsoleState; ops: Operations; height: number; width: number; focused: boolean;
   onNotice: (text: string) => void; onCopy: (text: string, what: string) => void; onCapture: (capturing: boolean) => void; onEdit: (target: EditTarget) => void;
 }) {
   const [mode, setModeState] = useState<Mode>({ kind: 'none' });
@@ -65,10 +66,9 @@ export function WebhooksPane({ state, gateway, height, width, focused, onNotice,
     if (mode.kind === 'secret') {
       setMode({ kind: 'none' });
       if (input !== 'y') return onNotice('Secret not copied.');
-      const secret = gateway.webhooks.secretFor(mode.route);
       // The secret goes to the clipboard only; the notice never shows it.
-      if (secret.ok) onCopy(secret.value, `the secret of route ${mode.route}`);
-      else onNotice(secret.reason);
+      const route = mode.route;
+      void ops.webhooks.secret({ route }).then(({ secret }) => onCopy(secret, `the secret of route ${route}`), (error: unknown) => onNotice((error as Error).message));
     }
   }, { isActive: focused && mode.kind !== 'none' });
 
@@ -82,9 +82,9 @@ export function WebhooksPane({ state, gateway, height, width, focused, onNotice,
       return onNotice(`Test not sent: the payload must be a JSON object (${(error as Error).message}).`);
     }
     onNotice(`Sending a signed test webhook to ${route}...`);
-    void gateway.webhooks.test(route, { event: 'test', payload }).then((result) => onNotice(result.ok
-      ? `Test to ${route}: HTTP ${result.value.status} ${statusWord(result.value.body)} (delivery ${result.value.deliveryId})`
-      : `Test not sent: ${result.reason}`));
+    void ops.webhooks.test({ route, event: 'test', payload }).then(
+      (result) => onNotice(`Test to ${route}: HTTP ${result.status} ${statusWord(result.body)} (delivery ${result.deliveryId})`),
+      (error: unknown) => onNotice(`Test not sent: ${(error as Error).message}`));
   };
 
   const listHeight = mode.kind === 'none' ? height : Math.max(1, height - 1);
@@ -98,8 +98,9 @@ export function WebhooksPane({ state, gateway, height, width, focused, onNotice,
           const delivery = deliveryOf(row);
           if (command === 'delivery.replay') {
             if (!delivery || (delivery.outcome !== 'accepted' && delivery.outcome !== 'replay')) return onNotice('Select an accepted delivery to replay (refused requests were never queued).');
-            const replay = gateway.webhooks.replay(delivery.deliveryId);
-            return onNotice(replay.ok ? `Replay queued as ${replay.value.deliveryId}.` : replay.reason);
+            onNotice(`Replaying ${delivery.deliveryId}...`);
+            return void ops.webhooks.replay({ deliveryId: delivery.deliveryId }).then(
+              (replay) => onNotice(`Replay queued as ${replay.deliveryId}.`), (error: unknown) => onNotice((error as Error).message));
           }
           if (command === 'webhook.test') {
             if (!route) return onNotice('Select a route or a delivery first.');
@@ -118,7 +119,7 @@ export function WebhooksPane({ state, gateway, height, width, focused, onNotice,
         details={(row) => {
           const delivery = deliveryOf(row);
           if (!delivery) return <Text>{fit(`Route ${routeOf(row)}: ${urlOf(routeOf(row) ?? '')} · t test · c copy URL or secret · e edit`, width)}</Text>;
-          return <WebhookDetails row={delivery} gateway={gateway} height={height} width={width} />;
+          return <WebhookDetails row={delivery} ops={ops} height={height} width={width} />;
         }}
       />
       {mode.kind === 'copy' ? <Text color={theme.accent}>{fit(`Copy from route ${mode.route}: u the URL · s the secret · any other key cancels`, width)}</Text> : null}

@@ -1,5 +1,8 @@
 import { Box, Text } from 'ink';
-import type { ConsoleGateway } from '../console-model.js';
+import type { Operations } from '../../operations/index.js';
+import type { OutputDeliveryView } from '../../operations/deliveries.js';
+import type { DeliveryRecord } from '../../store/webhook-deliveries.js';
+import { useFetched } from '../hooks/useFetched.js';
 import { clockTime, fit } from '../format.js';
 import { theme } from '../theme.js';
 import type { WebhookRow } from '../../operations/webhook-rows.js';
@@ -7,21 +10,27 @@ import type { WebhookRow } from '../../operations/webhook-rows.js';
 type Line = { text: string; color?: string; dim?: boolean; bold?: boolean };
 
 /** Enter on a delivery: the request, the rendered prompt, the run's output and every delivery attempt, from the store. */
-export function WebhookDetails({ row, gateway, height, width }: { row: WebhookRow; gateway: Pick<ConsoleGateway, 'webhooks' | 'deliveries'>; height: number; width: number }) {
-  const record = row.outcome === 'accepted' || row.outcome === 'replay' ? gateway.webhooks.find(row.deliveryId) : undefined;
+export function WebhookDetails({ row, ops, height, width }: { row: WebhookRow; ops: Operations; height: number; width: number }) {
+  const queued = row.outcome === 'accepted' || row.outcome === 'replay';
+  // Read again as the row's run and delivery move on.
+  const fetched = useFetched(async (): Promise<{ record?: DeliveryRecord; attempts: OutputDeliveryView[] }> => {
+    if (!queued) return { attempts: [] };
+    const [record, deliveries] = await Promise.all([ops.webhooks.delivery({ deliveryId: row.deliveryId }).catch(() => undefined), ops.deliveries.list({ limit: 500 })]);
+    return { record, attempts: deliveries.filter((delivery) => delivery.subject.kind === 'webhook' && delivery.subject.deliveryId === row.deliveryId) };
+  }, row.key, [row.runState, row.delivery ? 1 : 0].join());
+  const record = fetched.value?.record;
   const lines: Line[] = [{ text: `${row.route} ${row.event} ${row.deliveryId}: ${describeOutcome(row)}`, bold: true }];
   if (row.reason) lines.push({ text: `Why: ${row.reason}`, color: theme.warn });
   if (!record) {
-    lines.push({ text: row.outcome === 'accepted' || row.outcome === 'replay' ? 'Not in the store (yet).' : 'Refused or ignored: nothing was queued, so there is no prompt or run.', dim: true });
+    lines.push({ text: queued ? (fetched.value || fetched.error ? 'Not in the store (yet).' : 'Reading…') : 'Refused or ignored: nothing was queued, so there is no prompt or run.', dim: true });
   } else {
     lines.push({ text: `State ${record.state}${record.replayOf ? ` · replay of ${record.replayOf}` : ''} · deliver to ${record.target}${record.runId ? ` · run ${record.runId.slice(0, 8)} ${record.runStatus ?? ''}` : ''}`, dim: true });
     // Prompt and output share what is left after the attempts, so the attempts always show.
     const room = Math.max(4, height - 6 - 3);
     lines.push({ text: 'Prompt:', bold: true }, ...text(record.prompt, Math.floor(room / 2)));
     if (record.output !== null || record.error !== null) lines.push({ text: 'Output:', bold: true }, ...text(record.error ? `${record.error}\n${record.output ?? ''}` : record.output ?? '', Math.ceil(room / 2)));
-    const attempts = (gateway.deliveries.history?.recent({ limit: 500 }) ?? [])
-      .filter((delivery) => delivery.subject.kind === 'webhook' && delivery.subject.deliveryId === record.deliveryId);
-    if (attempts.length === 0 && record.deliveryDetail) lines.push({ text: `Delivery: ${record.deliveryDetail}`, color: record.state === 'delivered' ? theme.ok : theme.error });
+    const attempts = fetched.value?.attempts ?? [];
+    if (attempts.length === 0 && record.deliveryDetail) lines.push({ text: `Delivery: ${record.deliveryDetail}`, color: record.state === 'delivered' ? theme.ok : record.state === 'silent' ? theme.dim : theme.error });
     for (const delivery of attempts) {
       lines.push({ text: `Delivery to ${delivery.target}: ${delivery.status}${delivery.detail ? ` - ${delivery.detail}` : ''}${delivery.error ? ` - ${delivery.error}` : ''}`, color: delivery.status === 'delivered' ? theme.ok : delivery.status === 'failed' ? theme.error : undefined });
       for (const attempt of delivery.attempts) {

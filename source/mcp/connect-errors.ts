@@ -1,0 +1,56 @@
+// How a failed connect reads to an operator. No SDK import: the connection classifies failures
+// without loading the MCP SDK.
+import type { ResolvedMcpServer } from './server-config.js';
+
+/** The HTTP status an SDK transport error carries (SdkHttpError `status`/`data.status`, SseError `code`). */
+export function httpStatusOf(error: unknown): number | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 6; depth++) {
+    const e = current as { status?: unknown; code?: unknown; data?: { status?: unknown } };
+    for (const value of [e.status, e.data?.status, e.code]) {
+      // JSON-RPC codes are negative: a number in this range is an HTTP status.
+      if (typeof value === 'number' && value >= 100 && value <= 599) return value;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * A server without `auth: oauth` that refuses us with 401/403: retrying cannot help, the operator must
+ * give credentials. Undefined for every other failure.
+ */
+export function credentialsNeeded(server: string, error: unknown): string | undefined {
+  const status = httpStatusOf(error);
+  if (status !== 401 && status !== 403) return undefined;
+  const answered = status === 401 ? '401 Unauthorized' : '403 Forbidden';
+  return `server ${server}: the server answered ${answered}: set mcp_servers.${server}.auth to "oauth" and run: switchboard mcp login ${server}, or set the credentials it expects in mcp_servers.${server}.headers (e.g. Authorization)`;
+}
+
+/** An error page quoted into a message (the SDK puts the response body there) is noise: keep its text, short. */
+export function withoutHtml(message: string, maxChars = 200): string {
+  if (!/<(html|body|head|!doctype|h\d|p|div|title)\b/i.test(message)) return message;
+  const text = message.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  return text.length > maxChars ? `${text.slice(0, maxChars)}… (HTML page shortened)` : text;
+}
+
+/** The message plus its causes (undici says only "fetch failed"; the cause says ECONNREFUSED 127.0.0.1:9). */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const parts = [error.message];
+  let cause = (error as { cause?: unknown }).cause;
+  for (let depth = 0; cause instanceof Error && depth < 4; depth++) {
+    if (!parts.some((p) => p.includes(cause instanceof Error ? cause.message : ''))) parts.push(cause.message);
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return parts.join(': ');
+}
+
+/** A failed call, naming the server, the tool and (for a timeout) the setting to change. */
+export function callErrorMessage(server: Pick<ResolvedMcpServer, 'name' | 'timeoutMs'>, label: string, error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'REQUEST_TIMEOUT' || /timed? ?out/i.test(describeError(error))) {
+    return `server ${server.name}: ${label} did not answer within ${server.timeoutMs / 1000} s (mcp_servers.${server.name}.timeout = ${server.timeoutMs / 1000})`;
+  }
+  return `server ${server.name}: ${label} failed: ${describeError(error)}`;
+}
