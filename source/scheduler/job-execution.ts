@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Logger } from 'pino';
 import { truncateMiddle } from '../agent/truncate.js';
 import type { RunAgent } from '../agent/types.js';
@@ -27,7 +28,12 @@ export async function executeJob(deps: JobExecutionDeps, job: JobRow, runId: str
   let scriptBlock = '';
   let scriptError: string | undefined;
   let scriptMs: number | undefined;
-  if (job.script) {
+  const moved = job.script ? scriptMoved(job.script) : undefined;
+  if (job.script && moved) {
+    // Checked at creation, checked again here: a path swapped for a symlink since then is not followed.
+    scriptError = `pre-run script ${job.script} of job ${job.name} was not run: ${moved}`;
+    scriptBlock = `## Script error\n\n${scriptError}`;
+  } else if (job.script) {
     const result = await deps.preRun.run({ fireId: runId, script: job.script, timeoutMs: deps.scriptTimeoutMs });
     scriptMs = result.durationMs;
     scriptError = describeScriptFailure(result, job.script, deps.scriptTimeoutMs);
@@ -94,4 +100,18 @@ function fence(text: string): string {
   const body = truncateMiddle(text.replace(/\s+$/, ''), SCRIPT_TEXT_BYTES);
   const ticks = body.includes('```') ? '~~~~' : '```';
   return `${ticks}\n${body}\n${ticks}`;
+}
+
+/**
+ * Why a job's script path no longer is what was checked when the job was created (the stored path
+ * is the real path then), or undefined: a symlink swapped in, or the file gone.
+ */
+export function scriptMoved(script: string): string | undefined {
+  let real: string;
+  try {
+    real = fs.realpathSync(script);
+  } catch {
+    return 'the file is gone';
+  }
+  return real === script ? undefined : `it now resolves to ${real} (a symlink put there after the job was created); edit the job to point at the script itself`;
 }

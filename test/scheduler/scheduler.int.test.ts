@@ -59,6 +59,20 @@ describe('job runs (real Bree workers from dist, real dry-run agent, real local 
     expect(h.seen[3]!.payload).toMatchObject({ status: 'ok', runId: run.id, delivery: { target: 'local', ok: true } });
   });
 
+  it('does not follow a script path swapped for a symlink after the job was created', async () => {
+    const h = harness();
+    const scripts = path.join(h.home.root, 'scripts');
+    const script = writeScript(scripts, 'report.sh', 'echo fine');
+    const elsewhere = writeScript(path.join(h.home.root, 'elsewhere'), 'evil.sh', 'echo EVIL_RAN');
+    const job = create(h, { script, name: 'report' });
+    fs.rmSync(fs.realpathSync(script));
+    fs.symlinkSync(elsewhere, fs.realpathSync(scripts) + '/report.sh');
+    const run = await runNow(h, 'report');
+    expect(run.status).toBe('error');
+    expect(run.error).toContain(`pre-run script ${job.script} of job report was not run: it now resolves to ${fs.realpathSync(elsewhere)}`);
+    expect(run.output).not.toContain('EVIL_RAN');
+  });
+
   it('adds a Script error block for a failing script, still runs the agent, and delivers the failure', async () => {
     const h = harness();
     const script = writeScript(path.join(h.home.root, 'scripts'), 'fail.sh', 'echo partial; echo "cannot reach host" >&2; exit 3');
