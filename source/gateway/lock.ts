@@ -1,9 +1,12 @@
+import { processStartTime } from '../infra/child-records.js';
 import fs from 'node:fs';
 
 export interface GatewayLockInfo {
   pid: number;
   startedAt: string;
   webhookUrl?: string;
+  /** The holder's process start time (Linux /proc), so a pid reused by another process is not taken for it. */
+  processStart?: string;
 }
 
 /** Raised when another live gateway holds the home. */
@@ -25,9 +28,10 @@ export class GatewayLockedError extends Error {
 export function acquireGatewayLock(lockFile: string, info: GatewayLockInfo): { update(info: GatewayLockInfo): void; release(): void } {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      fs.writeFileSync(lockFile, JSON.stringify(info), { flag: 'wx', mode: 0o600 });
+      const stamped = (next: GatewayLockInfo) => JSON.stringify({ ...next, processStart: processStartTime(next.pid) });
+      fs.writeFileSync(lockFile, stamped(info), { flag: 'wx', mode: 0o600 });
       return {
-        update: (next) => fs.writeFileSync(lockFile, JSON.stringify(next), { mode: 0o600 }),
+        update: (next) => fs.writeFileSync(lockFile, stamped(next), { mode: 0o600 }),
         release: () => {
           if (readLockFile(lockFile)?.pid === info.pid) fs.rmSync(lockFile, { force: true });
         },
@@ -35,7 +39,7 @@ export function acquireGatewayLock(lockFile: string, info: GatewayLockInfo): { u
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = readLockFile(lockFile);
-      if (holder && isAlive(holder.pid)) throw new GatewayLockedError(holder, lockFile);
+      if (holder && holds(holder)) throw new GatewayLockedError(holder, lockFile);
       fs.rmSync(lockFile, { force: true }); // stale: its process is gone
     }
   }
@@ -45,7 +49,7 @@ export function acquireGatewayLock(lockFile: string, info: GatewayLockInfo): { u
 /** The running gateway on this home, if any (stale locks count as none). */
 export function runningGateway(lockFile: string): GatewayLockInfo | undefined {
   const holder = readLockFile(lockFile);
-  return holder && isAlive(holder.pid) ? holder : undefined;
+  return holder && holds(holder) ? holder : undefined;
 }
 
 function readLockFile(lockFile: string): GatewayLockInfo | undefined {
@@ -55,6 +59,17 @@ function readLockFile(lockFile: string): GatewayLockInfo | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The lock's process still runs: the pid is alive and, where the start time can be read, it is the
+ * same process that wrote the lock (after a crash and a reboot, the pid may belong to anything).
+ */
+function holds(holder: GatewayLockInfo): boolean {
+  if (!isAlive(holder.pid)) return false;
+  if (holder.processStart === undefined) return true;
+  const now = processStartTime(holder.pid);
+  return now === undefined || now === holder.processStart;
 }
 
 function isAlive(pid: number): boolean {

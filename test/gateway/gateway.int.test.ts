@@ -95,6 +95,17 @@ describe('gateway core', () => {
     expect(runningGateway(home.lockFile)?.pid).toBe(process.pid);
   });
 
+  it('takes over a lock whose pid now belongs to another process (pid 1): the lock names the process by its start time', async () => {
+    const home = tempHome();
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(home.root, { recursive: true });
+    writeFileSync(home.lockFile, JSON.stringify({ pid: 1, startedAt: 'before a reboot', processStart: '1' }));
+    expect(runningGateway(home.lockFile)).toBeUndefined();
+    const { gateway } = started(home);
+    await gateway.start();
+    expect(runningGateway(home.lockFile)).toMatchObject({ pid: process.pid, processStart: expect.any(String) });
+  });
+
   it('runs without a listener when the webhook platform is disabled', async () => {
     const { gateway } = started(undefined, (config) => { config.platforms!.webhook!.enabled = false; });
     await gateway.start();
