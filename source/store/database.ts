@@ -20,15 +20,21 @@ export interface Store extends CommitGroups {
  */
 export function openStore(file: string, migrations: readonly Migration[] = allMigrations): Store {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const db = new DatabaseSync(file);
-  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  enableWal(db);
-  db.exec('PRAGMA synchronous = NORMAL');
-  db.exec('PRAGMA foreign_keys = ON');
-  fs.chmodSync(file, 0o600); // webhook bodies and subscription secrets live here
-
-  const groups = createCommitGroups(db);
-  migrate(db, migrations, groups.transaction);
+  let db: DatabaseSync | undefined;
+  let groups: ReturnType<typeof createCommitGroups>;
+  try {
+    db = new DatabaseSync(file);
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    enableWal(db);
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('PRAGMA foreign_keys = ON');
+    fs.chmodSync(file, 0o600); // webhook bodies and subscription secrets live here
+    groups = createCommitGroups(db);
+    migrate(db, migrations, groups.transaction);
+  } catch (error) {
+    db?.close();
+    throw corrupt(error) ? new StoreCorruptError(file, (error as Error).message) : error;
+  }
   return {
     file,
     db,
@@ -38,6 +44,23 @@ export function openStore(file: string, migrations: readonly Migration[] = allMi
       db.close();
     },
   };
+}
+
+/** SQLite's words for a file that is not (or no longer) a database it can read. */
+function corrupt(error: unknown): boolean {
+  return /not a database|malformed|file is encrypted|corrupt/i.test((error as Error)?.message ?? '');
+}
+
+/** state.db cannot be read as a database: what to do, instead of a stack trace. */
+export class StoreCorruptError extends Error {
+  readonly code = 'STORE_CORRUPT';
+  readonly hint: string;
+  constructor(readonly file: string, reason: string) {
+    super(`${file} is not a usable SQLite database (${reason})`);
+    this.name = 'StoreCorruptError';
+    const aside = `${file}.corrupt-${new Date().toISOString().slice(0, 10)}`;
+    this.hint = `Move it aside (mv ${file} ${aside}; also its -wal and -shm files if present): Switchboard then starts with a fresh store. What the old one held (deliveries, jobs, history) stays in the moved file.`;
+  }
 }
 
 function migrate(db: DatabaseSync, migrations: readonly Migration[], transaction: Store['transaction']): void {
