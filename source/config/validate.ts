@@ -132,11 +132,11 @@ function semanticIssues(config: unknown): ConfigIssue[] {
 
 /**
  * Why a server name is refused, or undefined: names become file names (token files, stderr logs)
- * and object keys, so path segments and the names of JavaScript's object internals are out.
+ * and object keys, so path segments and the names of JavaScript's object internals are out (the
+ * schema's name pattern already refuses separators).
  */
 export function unsafeServerName(name: string): string | undefined {
   if (name === '.' || name === '..') return 'it is a path segment';
-  if (/[/\\]/.test(name)) return 'it contains a path separator';
   if (['__proto__', 'constructor', 'prototype'].includes(name)) return 'it is reserved by JavaScript objects';
   return undefined;
 }
