@@ -119,9 +119,13 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
 
   return {
     history,
-    deliver(request) {
+    async deliver(request) {
       const recordId = history ? randomUUID() : undefined;
-      if (recordId) history!.create({ id: recordId, target: request.target, extra: request.extra ?? {}, subject: request.subject, output: request.output, runFailed: request.failed === true, createdAtMs: now() });
+      if (recordId) {
+        history!.create({ id: recordId, target: request.target, extra: request.extra ?? {}, subject: request.subject, output: request.output, runFailed: request.failed === true, createdAtMs: now() });
+        // The attempt is on record before the side effect: after a crash it is known to be in doubt, not forgotten.
+        if (!repeatableTarget(request.target)) await history!.committed();
+      }
       return run(request, recordId, 0);
     },
     async retry(id) {
@@ -155,4 +159,10 @@ function messageSends(target: ResolvedTarget, request: DeliveryRequest): Array<(
 function messageText(request: DeliveryRequest): string {
   const body = request.output.trim() === '' ? '(no output)' : request.output;
   return request.failed ? `Run failed (${describeSubject(request)}):\n\n${body}` : body;
+}
+
+/** Targets where sending again after a crash does no harm (a file or a log line); chats, comments and mail must not get a message twice. */
+export function repeatableTarget(target: string): boolean {
+  const kind = target.trim().split(':')[0];
+  return kind === 'local' || kind === 'log' || kind === 'origin';
 }

@@ -7,7 +7,7 @@ import type { RunAgent } from '../agent/types.js';
 import { ConfigError } from '../config/errors.js';
 import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
 import { routeTargetIssues } from '../delivery/check-config.js';
-import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
+import { createDeliveryService, repeatableTarget, type DeliveryService } from '../delivery/deliver.js';
 import type { DeliveryRequest } from '../delivery/types.js';
 import { describeSubject } from '../delivery/log-target.js';
 import { reapOrphans } from '../infra/child-records.js';
@@ -167,7 +167,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   };
   // Throws ConfigError for a route without a secret, or INSECURE_NO_AUTH on a non-loopback host.
   const webhooks = config.webhook.enabled
-    ? createWebhookPlatform({ settings: resolveWebhooks(config), store: deps.store, logger, events, now, runAgent, deliver: deliveries.deliver })
+    ? createWebhookPlatform({ settings: resolveWebhooks(config), store: deps.store, logger, events, now, runAgent, deliver: deliveries.deliver, uncertainSend: (route, deliveryId) => deliveries.history?.uncertainFor(route, deliveryId) })
     : null;
   const webhookApp = webhooks?.app ?? null;
   const configCommands = createConfigCommands({ home: config.home, initial: config, logger, audit, events, mcp: mcp.commands, webhooks, live: () => status === 'running' });
@@ -207,6 +207,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
         await checkpointer?.stop();
         deps.store.setGrouping(false, reportCommitError);
       },
+    },
+    // Before any queue runs: sends a crashed process left half-done are marked (uncertain, or failed to be redone).
+    {
+      name: 'interrupted deliveries',
+      start: () => {
+        const left = deliveries.history?.recoverInterrupted(repeatableTarget, now());
+        if (left && left.uncertain > 0) logger.warn(`${left.uncertain} delivery(ies) were being sent when the gateway stopped and may or may not have arrived: marked uncertain (switchboard deliveries list; retry with switchboard deliveries retry <id>)`);
+      },
+      stop: () => {},
     },
     // Stopped after the approval queue is cancelled (STYLE.md section 2: cancel approvals, then close MCP clients).
     mcp.component,

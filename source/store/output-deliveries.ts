@@ -2,7 +2,8 @@ import type { AttemptRecord } from '../delivery/attempts.js';
 import type { DeliverExtra, DeliverySubject } from '../delivery/types.js';
 import type { Store } from './database.js';
 
-export type OutputDeliveryStatus = 'sending' | 'delivered' | 'failed';
+/** `uncertain`: a crash came while it was being sent to a target that must not get it twice; the operator decides (deliveries retry). */
+export type OutputDeliveryStatus = 'sending' | 'delivered' | 'failed' | 'uncertain';
 
 export interface OutputDelivery {
   id: string;
@@ -35,7 +36,10 @@ export function createOutputDeliveryStore(store: Store) {
   const byId = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE id = ?`);
   const byPrefix = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE id LIKE ? || '%' LIMIT 2`);
   const failedCount = store.db.prepare("SELECT COUNT(*) AS n FROM output_deliveries WHERE status = 'failed'");
-  const recent = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE (? = 0 OR status = 'failed') ORDER BY created_at_ms DESC, rowid DESC LIMIT ?`);
+  const sending = store.db.prepare(`SELECT id, target, subject FROM output_deliveries WHERE status = 'sending'`);
+  const uncertainFor = store.db.prepare(`SELECT id FROM output_deliveries WHERE status = 'uncertain' AND json_extract(subject, '$.kind') = 'webhook'
+    AND json_extract(subject, '$.route') = ? AND json_extract(subject, '$.deliveryId') = ? LIMIT 1`);
+  const recent = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE (? = 0 OR status IN ('failed', 'uncertain')) ORDER BY created_at_ms DESC, rowid DESC LIMIT ?`);
 
   const hydrate = (row: Record<string, unknown> | undefined): OutputDelivery | undefined => {
     if (!row) return undefined;
@@ -58,6 +62,28 @@ export function createOutputDeliveryStore(store: Store) {
     settle(id: string, state: { status: OutputDeliveryStatus; chunksTotal: number; chunksSent: number; detail?: string; error?: string; atMs: number }): void {
       store.write(() => update.run(state.status, state.chunksTotal, state.chunksSent, state.detail ?? null, state.error ?? null, state.atMs, id));
     },
+    /** Settles once the records written so far are committed: a send starts only after its record is durable. */
+    committed: () => store.committed(),
+    /**
+     * At start: what a previous process left `sending` (it crashed mid-send). Targets that must not
+     * get a message twice (`repeatable` says no) become `uncertain`; the others `failed`, to be sent again.
+     */
+    recoverInterrupted(repeatable: (target: string) => boolean, atMs: number): { uncertain: number; failed: number } {
+      let uncertain = 0;
+      let failed = 0;
+      for (const row of sending.all() as Array<{ id: string; target: string }>) {
+        if (repeatable(row.target)) {
+          failed += 1;
+          update.run('failed', 0, 0, null, 'interrupted by a stop of the gateway; sent again where its run is delivered anew', atMs, row.id);
+        } else {
+          uncertain += 1;
+          update.run('uncertain', 0, 0, null, 'the gateway stopped while this was being sent: it may or may not have arrived; switchboard deliveries retry <id> sends it again', atMs, row.id);
+        }
+      }
+      return { uncertain, failed };
+    },
+    /** The uncertain send of a webhook delivery, if a crash left one. */
+    uncertainFor: (route: string, deliveryId: string): string | undefined => (uncertainFor.get(route, deliveryId) as { id: string } | undefined)?.id,
     countFailed: () => (failedCount.get() as { n: number }).n,
     get: (id: string) => hydrate(byId.get(id) as Record<string, unknown> | undefined),
     find(idOrPrefix: string): OutputDelivery | 'ambiguous' | undefined {

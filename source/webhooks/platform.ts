@@ -9,7 +9,7 @@ import { createDeliveryStore, type DeliveryRecord, type DeliveryState } from '..
 import { createSubscriptionStore } from '../store/webhook-subscriptions.js';
 import { subscriptionRoute, type ResolvedRoute, type ResolvedWebhooks } from './config.js';
 import { createRateLimiter } from './rate-limit.js';
-import { createRunQueue } from './run-queue.js';
+import { createRunQueue, type RunQueueDeps } from './run-queue.js';
 import { buildWebhookServer, type IntakeInput } from './server.js';
 import { renderExtra, renderPrompt } from './template.js';
 import { testRequest } from './test-request.js';
@@ -24,6 +24,7 @@ export interface WebhookPlatformDeps {
   events?: Pick<GatewayEvents, 'emit'>;
   now: () => number;
   pollMs?: number;
+  uncertainSend?: RunQueueDeps['uncertainSend'];
 }
 
 export type CommandResult<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -40,7 +41,7 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   const deliveries = createDeliveryStore(deps.store);
   const subscriptions = createSubscriptionStore(deps.store);
   const rateLimiter = createRateLimiter(now);
-  const queue = createRunQueue({ deliveries, runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs });
+  const queue = createRunQueue({ deliveries, runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs, uncertainSend: deps.uncertainSend });
 
   // Static routes change when the console applies a config change (config commands); listener settings do not.
   let staticRoutes = settings.routes;

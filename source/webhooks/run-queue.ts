@@ -17,6 +17,8 @@ export interface RunQueueDeps {
   now: () => number;
   /** How often the store is polled for work written by other processes (`webhook replay`). */
   pollMs?: number;
+  /** The id of a send a crash left uncertain for this delivery (output_deliveries), if any. */
+  uncertainSend?: (route: string, deliveryId: string) => string | undefined;
 }
 
 /** The system text of every webhook run: the payload is the sender's data, never instructions. */
@@ -146,6 +148,13 @@ export function createRunQueue(deps: RunQueueDeps) {
       stopping = false;
       if (requeued > 0) deps.logger.info(`Webhook queue: ${requeued} interrupted run(s) queued again`);
       for (const row of undelivered) {
+        const uncertain = deps.uncertainSend?.(row.route, row.deliveryId);
+        if (uncertain) {
+          // Its delivery was on its way when the gateway stopped: sending it again could post twice.
+          const reason = `uncertain: the gateway stopped while this was being sent to ${row.target}; it may have arrived. Check, then switchboard deliveries retry ${uncertain.slice(0, 8)} to send it again`;
+          void finish(row, { runId: row.runId, runStatus: row.runStatus }, 'delivery_failed', { ok: false, reason }).catch(() => {});
+          continue;
+        }
         const done = deliverRun(row, { runId: row.runId!, status: row.runStatus as RunResult['status'], output: row.output ?? '', error: row.error ?? undefined })
           .catch((error: unknown) => deps.logger.error({ err: error }, `Delivering ${row.deliveryId} after restart failed`))
           .finally(() => active.delete(row.seq));
