@@ -35,8 +35,8 @@ describe('kill -9 while a chat message is being sent', () => {
   it('is not sent again after the restart: the send is marked uncertain and listed as such', { timeout: 90_000 }, async () => {
     const telegram = await hangingTelegram();
     const home = preparedHome((config) => {
-      config.platforms = { ...config.platforms, telegram: { enabled: true, bot_token: '123:ABC', api_base_url: telegram.url } } as never;
       config.platforms!.webhook!.extra!.routes = { chat: { secret: SECRET, prompt: 'Say {action}', deliver: 'telegram:42' } };
+      (config.platforms as Record<string, unknown>).telegram = { enabled: true, bot_token: '123:ABC', api_base_url: telegram.url };
     });
     const first = startCli(['gateway', '--home', home.root]);
     children.push(first);
