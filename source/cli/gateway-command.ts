@@ -27,6 +27,7 @@ export async function runHeadlessGateway(home: HomeLayout, homeFlag: string | un
   };
   process.once('SIGINT', force);
   process.once('SIGTERM', force);
-  await gateway.stop(`${signal} received`);
+  // Past the shutdown deadline, parts still running (a run waiting for a full disk) would keep the process alive.
+  if (!(await gateway.stop(`${signal} received`))) process.exit(1);
   return 0;
 }

@@ -122,9 +122,9 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
     async deliver(request) {
       const recordId = history ? randomUUID() : undefined;
       if (recordId) {
-        history!.create({ id: recordId, target: request.target, extra: request.extra ?? {}, subject: request.subject, output: request.output, runFailed: request.failed === true, createdAtMs: now() });
+        const recorded = history!.create({ id: recordId, target: request.target, extra: request.extra ?? {}, subject: request.subject, output: request.output, runFailed: request.failed === true, createdAtMs: now() });
         // The attempt is on record before the side effect: after a crash it is known to be in doubt, not forgotten.
-        if (!repeatableTarget(request.target)) await history!.committed();
+        if (!repeatableTarget(request.target)) await recorded;
       }
       return run(request, recordId, 0);
     },

@@ -17,7 +17,6 @@ import { createJobsDomain } from '../scheduler/jobs-domain.js';
 import type { JobsCore, SchedulerSnapshot } from '../scheduler/scheduler.js';
 import { createAuditLog } from '../store/audit.js';
 import { createRunStore, type RunRow } from '../store/runs.js';
-import { startCheckpointer, type Checkpointer } from '../store/checkpointer.js';
 import type { Store } from '../store/database.js';
 import { resolveWebhooks } from '../webhooks/config.js';
 import { createWebhookPlatform, type WebhookPlatform } from '../webhooks/platform.js';
@@ -28,6 +27,8 @@ import { createConfigWatch } from './config-watch.js';
 import { createGatewayEvents, type GatewayEvents } from './events.js';
 import { createLifecycle, type Component } from './lifecycle.js';
 import { acquireGatewayLock } from './lock.js';
+import { gatewayHealth, storeComponent, type GatewayHealth } from './store-component.js';
+import type { LogFileHealth } from '../infra/log-file.js';
 import { listen, listenerUrl } from './webhook-listener.js';
 
 export interface GatewayDeps {
@@ -40,6 +41,8 @@ export interface GatewayDeps {
   mode?: 'headless' | 'console';
   /** Overrides the approval policy the mode implies (a CLI run at a terminal asks there: `interactive`). */
   approvalPolicy?: ApprovalPolicy | (() => ApprovalPolicy);
+  /** The log file's dropped lines (a full disk), for /health. */
+  logHealth?: () => LogFileHealth;
 }
 
 export type GatewayStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -58,6 +61,8 @@ export interface GatewaySnapshot {
   jobs: SchedulerSnapshot;
   webhook: { enabled: boolean; url: string | null; routes: string[]; subscriptions: string[] };
   mcp: McpSnapshot;
+  /** What /health says: store faults, kept writes, dropped log lines. */
+  health: GatewayHealth;
 }
 
 export interface Gateway {
@@ -166,8 +171,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     }
   };
   // Throws ConfigError for a route without a secret, or INSECURE_NO_AUTH on a non-loopback host.
+  const health = () => gatewayHealth(deps.store, deps.logHealth ?? (() => ({ dropped: 0, fault: null })));
   const webhooks = config.webhook.enabled
-    ? createWebhookPlatform({ settings: resolveWebhooks(config), store: deps.store, logger, events, now, runAgent, deliver: deliveries.deliver, uncertainSend: (route, deliveryId) => deliveries.history?.uncertainFor(route, deliveryId) })
+    ? createWebhookPlatform({ settings: resolveWebhooks(config), store: deps.store, logger, events, now, runAgent, deliver: deliveries.deliver, health, uncertainSend: (route, deliveryId) => deliveries.history?.uncertainFor(route, deliveryId) })
     : null;
   const webhookApp = webhooks?.app ?? null;
   const configCommands = createConfigCommands({ home: config.home, initial: config, logger, audit, events, mcp: mcp.commands, webhooks, live: () => status === 'running' });
@@ -183,8 +189,6 @@ export function createGateway(deps: GatewayDeps): Gateway {
   let startedAtMs: number | null = null;
   let webhookUrl: string | null = null;
   let lock: ReturnType<typeof acquireGatewayLock> | undefined;
-  let checkpointer: Checkpointer | undefined;
-  const reportCommitError = (error: unknown) => logger.error({ err: error }, 'Committing to state.db failed; the writes of that moment are lost');
 
   const components: Component[] = [
     {
@@ -195,23 +199,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
       stop: () => lock?.release(),
     },
     { name: 'orphan reaper', start: () => void reapOrphans(config.home.childrenDir, (message) => logger.warn(message)), stop: () => {} },
-    // Writes of one event-loop turn share a commit while the gateway runs, and the WAL is checkpointed
-    // off the event loop; stopped last, so every write commits.
-    {
-      name: 'store group commit',
-      start: () => {
-        deps.store.setGrouping(true, reportCommitError);
-        checkpointer = startCheckpointer(deps.store, { onError: (message) => logger.warn(message) });
-      },
-      stop: async () => {
-        await checkpointer?.stop();
-        deps.store.setGrouping(false, reportCommitError);
-      },
-    },
+    // Stopped last, so every write commits (source/gateway/store-component.ts).
+    storeComponent({ store: deps.store, logger, events, now }),
     // Before any queue runs: sends a crashed process left half-done are marked (uncertain, or failed to be redone).
     {
       name: 'interrupted deliveries',
       start: () => {
+        const runs = runRecords.closeInterrupted('the gateway stopped during this run', now());
+        if (runs > 0) logger.warn(`${runs} agent run(s) left running by a stopped gateway were closed as interrupted`);
         const left = deliveries.history?.recoverInterrupted(repeatableTarget, now());
         if (left && left.uncertain > 0) logger.warn(`${left.uncertain} delivery(ies) were being sent when the gateway stopped and may or may not have arrived: marked uncertain (switchboard deliveries list; retry with switchboard deliveries retry <id>)`);
       },
@@ -352,6 +347,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         jobs: scheduler.snapshot(),
         mcp: mcp.snapshot(),
         webhook: { enabled: config.webhook.enabled, url: webhookUrl, routes: routeNames?.static ?? config.webhook.routeNames, subscriptions: routeNames?.subscriptions ?? [] },
+        health: health(),
       };
     },
   };

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type Pino from 'pino';
 import { maskSecrets } from '../config/mask.js';
+import { createLogFile, type LogFileHealth } from './log-file.js';
 import { createReadableLines } from './readable-lines.js';
 import type { LogLevel } from '../config/load.js';
 
@@ -22,6 +23,8 @@ export interface ManagedLogger {
   logger: Logger;
   /** Writes to gateway.log only: for what the CLI already reported on stderr itself. */
   fileLogger: Logger;
+  /** Lines the log file dropped (a full disk), and the error still happening. */
+  health(): LogFileHealth;
   /** Flushes the file; call on shutdown. */
   close(): Promise<void>;
 }
@@ -31,7 +34,7 @@ export function createLogger(options: LoggerOptions): ManagedLogger {
   // Required here, not imported: a command that builds no logger never loads pino (about 40 ms).
   const pino = createRequire(import.meta.url)('pino') as typeof Pino;
   fs.mkdirSync(path.dirname(options.file), { recursive: true, mode: 0o700 });
-  const file = pino.destination({ dest: options.file, sync: false, mkdir: true });
+  const file = createLogFile(options.file);
   const streams: Pino.StreamEntry[] = [{ stream: file, level: options.level }];
   const readable = options.mode === 'headless' ? createReadableLines(pino, { fd: 2, colorize: process.stderr.isTTY === true }) : undefined;
   if (readable) streams.push({ level: options.level === 'trace' || options.level === 'debug' ? options.level : 'info', stream: readable });
@@ -46,21 +49,14 @@ export function createLogger(options: LoggerOptions): ManagedLogger {
   return {
     logger,
     fileLogger: pino(settings, file),
-    // The file opens asynchronously: wait for it (a home removed right after a short command would
-    // otherwise fail the late open), then write out what is buffered.
-    close: () => new Promise<void>((resolve) => {
-      const flush = () => {
-        for (const stream of [file, readable]) {
-          try {
-            stream?.flushSync();
-          } catch {
-            // nothing buffered, or already closed
-          }
-        }
-        resolve();
-      };
-      if ((file as unknown as { fd: number }).fd < 0) file.once('ready', flush);
-      else flush();
-    }),
+    health: () => file.health(),
+    close: async () => {
+      try {
+        readable?.flushSync();
+      } catch {
+        // nothing buffered, or already closed
+      }
+      await file.close();
+    },
   };
 }

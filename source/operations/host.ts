@@ -8,8 +8,10 @@ import { gatewayEventNames } from '../gateway/events.js';
 import { createGateway, type Gateway } from '../gateway/gateway.js';
 import { createLogRing, type LogRing } from '../infra/log-ring.js';
 import { createLogger } from '../infra/logger.js';
+import type { LogFileHealth } from '../infra/log-file.js';
 import { loadCheckedConfig } from '../gateway/check-config.js';
 import { openStore, type Store } from '../store/database.js';
+import { faultSummary } from '../store/store-fault.js';
 import { coreState, initialState } from './gateway-state.js';
 import { createOperations, dispatchOperation, hasOperation, type Operations } from './index.js';
 import { createReadModel, type GatewayEvent, type GatewayHello, type GatewayState } from './state.js';
@@ -24,6 +26,8 @@ export interface GatewayHostOptions {
   mode: 'headless' | 'console';
   version: string;
   env?: NodeJS.ProcessEnv;
+  /** The log file's dropped lines, for /health. */
+  logHealth?: () => LogFileHealth;
 }
 
 /** A running gateway with its operations, event journal and control channel: what `switchboard gateway` and the console run. */
@@ -49,7 +53,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   let operators = () => 0;
   const headless = config.values.approvals?.headless ?? 'deny';
   const gateway = createGateway({
-    config, store: options.store, logger, mode: options.mode,
+    config, store: options.store, logger, mode: options.mode, ...(options.logHealth ? { logHealth: options.logHealth } : {}),
     ...(options.mode === 'headless' ? { approvalPolicy: () => (operators() > 0 ? 'interactive' : headless) } : {}),
   });
   const activity = createReadModel(initialState(gateway));
@@ -102,14 +106,20 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
 }
 
 
+/**
+ * How long a stop may take before the process exits anyway: runs are cancelled, MCP servers get
+ * their own 2 s, and a store that cannot take writes (a full disk) must not keep SIGTERM waiting.
+ */
+export const SHUTDOWN_DEADLINE_MS = 10_000;
+
 export interface HomeGateway {
   host: GatewayHost;
   /** The gateway's lines, for the console's Logs pane (its only view of them in console mode). */
   logRing: LogRing;
   /** Writes to gateway.log only: for what the caller already reported to the operator itself. */
   fileLogger: Logger;
-  /** Stops the gateway (in order) and closes the store and the log. */
-  stop(reason: string): Promise<void>;
+  /** Stops the gateway (in order) and closes the store and the log; gives up after SHUTDOWN_DEADLINE_MS (false: the caller exits the process). */
+  stop(reason: string): Promise<boolean>;
 }
 
 /**
@@ -120,19 +130,29 @@ export interface HomeGateway {
 export async function startHomeGateway(home: HomeLayout, options: { mode: 'headless' | 'console'; version: string }): Promise<HomeGateway> {
   const config = loadCheckedConfig(home);
   const logRing = createLogRing();
-  const { logger, fileLogger, close: closeLog } = createLogger({ file: home.gatewayLog, level: config.logLevel, mode: options.mode, sink: logRing.stream });
+  const { logger, fileLogger, health: logHealth, close: closeLog } = createLogger({ file: home.gatewayLog, level: config.logLevel, mode: options.mode, sink: logRing.stream });
   let store: Store | undefined;
   try {
     store = openStore(home.stateDb);
     const opened = store;
-    const host = await startGatewayHost({ home, config, store, logger, logRing, mode: options.mode, version: options.version });
+    const host = await startGatewayHost({ home, config, store, logger, logRing, logHealth, mode: options.mode, version: options.version });
     return {
       host, logRing, fileLogger,
       async stop(reason) {
-        await host.stop(reason);
-        host.gateway.events.removeAllListeners();
-        opened.close();
+        const clean = async () => {
+          await host.stop(reason);
+          host.gateway.events.removeAllListeners();
+          opened.close();
+          return true;
+        };
+        const deadline = new Promise<false>((resolve) => setTimeout(() => resolve(false), SHUTDOWN_DEADLINE_MS).unref());
+        const stopped = await Promise.race([clean(), deadline]);
+        if (!stopped) {
+          const fault = opened.fault();
+          logger.error(`The gateway did not stop within ${SHUTDOWN_DEADLINE_MS / 1000} s${fault ? ` (${faultSummary(fault)})` : ''}; exiting anyway. Webhook runs that did not finish run again at the next start; runs left open are closed as interrupted`);
+        }
         await closeLog();
+        return stopped;
       },
     };
   } catch (error) {

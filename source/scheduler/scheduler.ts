@@ -76,8 +76,8 @@ export function createScheduler(deps: SchedulerDeps) {
     log.info({ jobId: job.id, runId, trigger }, `Job ${job.name} (${job.id}) started (${trigger})`);
     const done = executeJob({ ...deps, now, logger: log }, job, runId, controller.signal)
       .catch((error: unknown): RunOutcome => ({ status: 'error', error: `internal error: ${(error as Error).message}`, finishedAtMs: now() }))
-      .then((outcome) => {
-        jobs.finishRun(runId, job.id, outcome);
+      .then(async (outcome) => {
+        await jobs.finishRun(runId, job.id, outcome); // kept: waits out a lock held elsewhere rather than lose the result
         running.delete(job.id);
         emitChanged(job.id, 'updated', jobs.get(job.id) ?? null); // its last status and failure count
         const level = outcome.status === 'error' || outcome.status === 'delivery_failed' ? 'warn' : 'info';
@@ -97,7 +97,7 @@ export function createScheduler(deps: SchedulerDeps) {
     const runId = randomUUID();
     const atMs = now();
     jobs.addRun({ id: runId, jobId: job.id, jobName: job.name, trigger, status: 'running', scheduledAtMs, atMs });
-    jobs.finishRun(runId, job.id, { status: 'skipped', reason, finishedAtMs: atMs });
+    void jobs.finishRun(runId, job.id, { status: 'skipped', reason, finishedAtMs: atMs });
     log.info({ jobId: job.id, runId, trigger }, `Job ${job.name} (${job.id}) skipped: ${reason}`);
     deps.events?.emit('job.finished', { jobId: job.id, jobName: job.name, runId, trigger, status: 'skipped', output: '', error: null, reason, delivery: null, atMs });
     return jobs.getRun(runId)!;
@@ -139,8 +139,8 @@ export function createScheduler(deps: SchedulerDeps) {
       for (const request of jobs.queued()) {
         const job = jobs.get(request.jobId);
         if (!jobs.claim(request.id, now())) continue;
-        if (!job) jobs.finishRun(request.id, request.jobId, { status: 'error', error: `job ${request.jobId} was removed before it could run`, finishedAtMs: now() });
-        else if (running.has(job.id)) jobs.finishRun(request.id, job.id, { status: 'skipped', reason: overlapReason(job), finishedAtMs: now() });
+        if (!job) void jobs.finishRun(request.id, request.jobId, { status: 'error', error: `job ${request.jobId} was removed before it could run`, finishedAtMs: now() });
+        else if (running.has(job.id)) void jobs.finishRun(request.id, job.id, { status: 'skipped', reason: overlapReason(job), finishedAtMs: now() });
         else void launch(job, request.trigger, request.id, undefined, true);
       }
       for (const job of jobs.due(now())) {
@@ -173,8 +173,8 @@ export function createScheduler(deps: SchedulerDeps) {
 
   /** At start: close runs a dead gateway left open, then catch up (or skip) fires missed while down. */
   const catchUp = () => {
-    const abandoned = jobs.abandonRunning('the gateway stopped during this run', now());
-    if (abandoned > 0) log.warn(`${abandoned} job run(s) left running by a stopped gateway were marked as errors`);
+    const abandoned = jobs.closeInterrupted('the gateway stopped during this run', now());
+    if (abandoned > 0) log.warn(`${abandoned} job run(s) left running by a stopped gateway were closed as interrupted (each counts as a failure of its job)`);
     const expired = jobs.expireQueued('queued for a gateway that stopped before taking it; not run (run it again with switchboard cron run)', now());
     if (expired > 0) log.warn(`${expired} queued job run request(s) from before this start were not run`);
     for (const job of jobs.list()) {

@@ -17,11 +17,17 @@ process.emitWarning = (warning, ...rest) => {
 const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
 const db = new DatabaseSync(workerData.file);
 db.exec('PRAGMA busy_timeout = 5000');
+// A failure is reported when it starts (or changes), and its end once: a full disk lasts a while.
+let failing = '';
 const timer = setInterval(() => {
   try {
     db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+    if (failing) parentPort.postMessage('');
+    failing = '';
   } catch (error) {
-    parentPort.postMessage(String(error && error.message ? error.message : error));
+    const message = String(error && error.message ? error.message : error);
+    if (message !== failing) parentPort.postMessage(message);
+    failing = message;
   }
 }, workerData.intervalMs);
 parentPort.on('message', () => {
@@ -53,7 +59,7 @@ export function startCheckpointer(store: Pick<Store, 'db' | 'file'>, options: { 
   // stdout/stderr: true keeps the thread's output away from the terminal (Ink owns it in the console).
   const worker = new Worker(workerSource, { eval: true, workerData: { file: store.file, intervalMs: options.intervalMs ?? 100 }, stdout: true, stderr: true });
   worker.unref();
-  worker.on('message', (message: string) => options.onError(`WAL checkpoint failed: ${message}`));
+  worker.on('message', (message: string) => options.onError(message ? `WAL checkpoint failed: ${message}; retried every ${options.intervalMs ?? 100} ms` : 'WAL checkpoints work again'));
   worker.on('error', (error) => {
     fallBack();
     options.onError(`WAL checkpoint thread failed: ${error.message}; checkpoints run on commit again`);

@@ -2,14 +2,25 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { createCommitGroups, type CommitGroups } from './group-commit.js';
+import { createKeptWrites, type KeptWrites } from './kept-writes.js';
 import { migrations as allMigrations, type Migration } from './migrations.js';
 
-/** How long a writer waits for another process's lock before SQLITE_BUSY. */
+/**
+ * How long a writer waits for another process's lock before SQLITE_BUSY. A CLI command can wait; the
+ * gateway cannot (the wait blocks its event loop), so it lowers it to GATEWAY_BUSY_TIMEOUT_MS.
+ */
 const BUSY_TIMEOUT_MS = 5_000;
+export const GATEWAY_BUSY_TIMEOUT_MS = 200;
 
 export interface Store extends CommitGroups {
   readonly file: string;
   readonly db: DatabaseSync;
+  /** Writes that must not be lost to a store fault (source/store/kept-writes.ts). */
+  keep: KeptWrites['keep'];
+  keptPending: KeptWrites['pending'];
+  /** Tries the kept writes once more; returns how many are still waiting. */
+  flushKept: KeptWrites['flushNow'];
+  setBusyTimeout(ms: number): void;
   /** Commits what is open, then closes. */
   close(): void;
 }
@@ -35,10 +46,20 @@ export function openStore(file: string, migrations: readonly Migration[] = allMi
     db?.close();
     throw corrupt(error) ? new StoreCorruptError(file, (error as Error).message) : error;
   }
+  let reportLost: (error: unknown) => void = () => {};
+  const kept = createKeptWrites(groups, (error) => reportLost(error));
   return {
     file,
     db,
     ...groups,
+    setGrouping(on, onCommitError) {
+      reportLost = onCommitError ?? (() => {});
+      groups.setGrouping(on, onCommitError);
+    },
+    keep: kept.keep,
+    keptPending: kept.pending,
+    flushKept: kept.flushNow,
+    setBusyTimeout: (ms) => db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(ms))}`),
     close: () => {
       groups.setGrouping(false);
       db.close();

@@ -1,4 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { createFaultGate, type FaultGate } from './fault-gate.js';
+import type { StoreFault } from './store-fault.js';
 
 export interface CommitGroups {
   /**
@@ -23,6 +25,10 @@ export interface CommitGroups {
   commitSoon(): Promise<void>;
   /** Turns grouping on or off; off commits what is open. */
   setGrouping(on: boolean, onCommitError?: (error: unknown) => void): void;
+  /** What keeps the store from taking writes now (a lock held elsewhere, a full disk), if anything. */
+  fault(): StoreFault | undefined;
+  /** Called when a fault begins or ends (undefined: writes commit again). */
+  onFaultChange(listener: (fault: StoreFault | undefined) => void): void;
 }
 
 interface OpenGroup {
@@ -49,6 +55,7 @@ export function createCommitGroups(db: DatabaseSync): CommitGroups {
   let group: OpenGroup | undefined;
   let committedSoonThisTurn = false;
   let reportCommitError: ((error: unknown) => void) | undefined;
+  const gate: FaultGate = createFaultGate();
 
   /** Commits the open group; returns the error instead of throwing (it also runs from setImmediate). */
   const commitGroup = (): unknown => {
@@ -57,17 +64,35 @@ export function createCommitGroups(db: DatabaseSync): CommitGroups {
     group = undefined;
     try {
       db.exec('COMMIT');
+      gate.succeeded();
       current.resolve();
       return undefined;
-    } catch (error) {
+    } catch (caught) {
       if (db.isTransaction) db.exec('ROLLBACK');
+      const error = gate.failed(caught);
       current.reject(error);
       return error;
     }
   };
 
+  /**
+   * A write of the open group met a fault: SQLite may already have rolled the whole transaction back
+   * (it does on SQLITE_FULL), so the group cannot commit. It fails as one; kept writes are redone.
+   */
+  const abandonGroup = (error: unknown): void => {
+    const current = group;
+    group = undefined;
+    if (db.isTransaction) db.exec('ROLLBACK');
+    current?.reject(error);
+  };
+
   const openGroup = (): void => {
-    db.exec('BEGIN IMMEDIATE');
+    gate.check();
+    try {
+      db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      throw gate.failed(error);
+    }
     let resolve!: () => void;
     let reject!: (error: unknown) => void;
     const done = new Promise<void>((onDone, onError) => {
@@ -90,8 +115,11 @@ export function createCommitGroups(db: DatabaseSync): CommitGroups {
       release.run();
       return result;
     } catch (error) {
-      rollbackTo.run();
-      release.run();
+      // A fault (SQLITE_FULL) may have rolled the whole transaction back, savepoint and all.
+      if (db.isTransaction) {
+        rollbackTo.run();
+        release.run();
+      }
       throw error;
     }
   };
@@ -110,22 +138,39 @@ export function createCommitGroups(db: DatabaseSync): CommitGroups {
   const transaction = <T>(work: () => T): T => {
     if (depth > 0) return nested(work);
     if (group) {
-      const result = nested(work);
+      const result = inGroup(() => nested(work));
       const error = commitGroup();
       if (error !== undefined) throw error;
       return result;
     }
-    db.exec('BEGIN IMMEDIATE');
+    gate.check();
+    try {
+      db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      throw gate.failed(error);
+    }
     depth += 1;
     try {
       const result = work();
       db.exec('COMMIT');
+      gate.succeeded();
       return result;
     } catch (error) {
-      db.exec('ROLLBACK');
-      throw error;
+      if (db.isTransaction) db.exec('ROLLBACK');
+      throw gate.failed(error);
     } finally {
       depth -= 1;
+    }
+  };
+
+  /** Runs a write of the open group; a fault fails the whole group (see abandonGroup). */
+  const inGroup = <T>(work: () => T): T => {
+    try {
+      return work();
+    } catch (caught) {
+      const error = gate.failed(caught);
+      if (error !== caught) abandonGroup(error);
+      throw error;
     }
   };
 
@@ -137,7 +182,7 @@ export function createCommitGroups(db: DatabaseSync): CommitGroups {
       if (!group) openGroup();
       depth += 1; // so a transaction() inside it nests instead of committing the group
       try {
-        return work();
+        return inGroup(work);
       } finally {
         depth -= 1;
       }
@@ -164,5 +209,7 @@ export function createCommitGroups(db: DatabaseSync): CommitGroups {
         if (error !== undefined) onCommitError?.(error);
       }
     },
+    fault: () => gate.fault(),
+    onFaultChange: (listener) => gate.onChange(listener),
   };
 }

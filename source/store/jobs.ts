@@ -1,7 +1,8 @@
 import type { Store } from './database.js';
 
 export type CatchUpPolicy = 'once' | 'skip';
-export type JobLastStatus = 'ok' | 'error' | 'silent' | 'skipped' | 'delivery_failed';
+/** `interrupted`: the gateway stopped (a crash, kill -9) while the run was going; it counts as a failure. */
+export type JobLastStatus = 'ok' | 'error' | 'silent' | 'skipped' | 'delivery_failed' | 'interrupted';
 export type JobRunStatus = 'queued' | 'running' | JobLastStatus;
 export type JobRunTrigger = 'schedule' | 'manual' | 'catch_up';
 
@@ -77,6 +78,11 @@ function toRun(row: Record<string, unknown> | undefined): JobRunRow | undefined 
   return { ...row, deliveryOk: row.deliveryOk === null ? null : row.deliveryOk === 1 } as unknown as JobRunRow;
 }
 
+/** The statuses that count as a failure of the job (consecutive_failures). */
+export function failedStatus(status: JobRunStatus): boolean {
+  return status === 'error' || status === 'delivery_failed' || status === 'interrupted';
+}
+
 /** Jobs and their run history. Several processes write here: the gateway, CLI commands. */
 export function createJobStore(store: Store) {
   const db = store.db;
@@ -106,7 +112,7 @@ export function createJobStore(store: Store) {
   const queued = db.prepare(`SELECT ${runColumns} FROM job_runs WHERE status = 'queued' ORDER BY queued_at_ms`);
   const runsOf = db.prepare(`SELECT ${runColumns} FROM job_runs WHERE job_id = ? ORDER BY queued_at_ms DESC, rowid DESC LIMIT ?`);
   const runsAll = db.prepare(`SELECT ${runColumns} FROM job_runs ORDER BY queued_at_ms DESC, rowid DESC LIMIT ?`);
-  const abandon = db.prepare(`UPDATE job_runs SET status = 'error', error = ?, finished_at_ms = ? WHERE status = 'running'`);
+  const interrupt = db.prepare(`UPDATE job_runs SET status = 'interrupted', error = ?, finished_at_ms = ? WHERE status = 'running' RETURNING job_id AS jobId`);
   const expireQueued = db.prepare(`UPDATE job_runs SET status = 'error', error = ?, finished_at_ms = ? WHERE status = 'queued'`);
 
   return {
@@ -142,21 +148,30 @@ export function createJobStore(store: Store) {
     /** Takes a queued run; false when another process took it first. */
     claim: (runId: string, nowMs: number): boolean => Number(claim.run(nowMs, runId).changes) > 0,
     queued: (): JobRunRow[] => queued.all().map((row) => toRun(row)!),
-    finishRun(runId: string, jobId: string, outcome: RunOutcome): void {
-      store.transaction(() => {
+    /** Records how a run ended and updates its job's last status and failure count. Kept (store.keep): settles once committed. */
+    finishRun(runId: string, jobId: string, outcome: RunOutcome): Promise<void> {
+      return store.keep(() => {
         finishRun.run(outcome.status, outcome.reason ?? null, outcome.finishedAtMs, outcome.scriptMs ?? null, outcome.agentRunId ?? null,
           outcome.output ?? null, outcome.error ?? null, outcome.delivery?.target ?? null,
           outcome.delivery ? (outcome.delivery.ok ? 1 : 0) : null, outcome.delivery?.detail ?? null, runId);
-        const failed = outcome.status === 'error' || outcome.status === 'delivery_failed';
         recordLast.run(outcome.finishedAtMs, outcome.status, outcome.error ?? (outcome.status === 'delivery_failed' ? outcome.delivery?.detail ?? null : null),
-          failed ? 1 : 0, jobId);
+          failedStatus(outcome.status) ? 1 : 0, jobId);
       });
     },
     getRun: (runId: string): JobRunRow | undefined => toRun(runById.get(runId) as Record<string, unknown> | undefined),
     runs: (jobId: string | undefined, limit: number): JobRunRow[] =>
       (jobId ? runsOf.all(jobId, limit) : runsAll.all(limit)).map((row) => toRun(row)!),
-    /** At gateway start: runs left `running` by a gateway that died are closed as errors. */
-    abandonRunning: (reason: string, nowMs: number): number => Number(abandon.run(reason, nowMs).changes),
+    /**
+     * At gateway start: runs a gateway that died left `running` are closed as `interrupted`, and each
+     * one's job shows it as its last status and one more consecutive failure.
+     */
+    closeInterrupted(reason: string, nowMs: number): number {
+      return store.transaction(() => {
+        const jobIds = (interrupt.all(reason, nowMs) as Array<{ jobId: string }>).map((row) => row.jobId);
+        for (const jobId of jobIds) recordLast.run(nowMs, 'interrupted', reason, 1, jobId);
+        return jobIds.length;
+      });
+    },
     /** At gateway start: run requests queued for a gateway that is gone are not run late. */
     expireQueued: (reason: string, nowMs: number): number => Number(expireQueued.run(reason, nowMs).changes),
   };

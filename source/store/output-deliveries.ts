@@ -41,6 +41,7 @@ export function createOutputDeliveryStore(store: Store) {
     AND json_extract(subject, '$.route') = ? AND json_extract(subject, '$.deliveryId') = ? LIMIT 1`);
   const recent = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE (? = 0 OR status IN ('failed', 'uncertain')) ORDER BY created_at_ms DESC, rowid DESC LIMIT ?`);
 
+  const keep = (write: () => void) => void store.keep(write).catch(() => {});
   const hydrate = (row: Record<string, unknown> | undefined): OutputDelivery | undefined => {
     if (!row) return undefined;
     return {
@@ -53,17 +54,16 @@ export function createOutputDeliveryStore(store: Store) {
   };
 
   return {
-    create(record: Pick<OutputDelivery, 'id' | 'target' | 'extra' | 'subject' | 'output' | 'runFailed' | 'createdAtMs'>): void {
-      store.write(() => insert.run(record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed ? 1 : 0, record.createdAtMs, record.createdAtMs));
+    /** Kept writes (store.keep): a lock held elsewhere or a full disk delays the record, never loses it. Settles once committed. */
+    create(record: Pick<OutputDelivery, 'id' | 'target' | 'extra' | 'subject' | 'output' | 'runFailed' | 'createdAtMs'>): Promise<void> {
+      return store.keep(() => insert.run(record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed ? 1 : 0, record.createdAtMs, record.createdAtMs));
     },
     attempt(id: string, attempt: AttemptRecord): void {
-      store.write(() => insertAttempt.run(id, id, attempt.chunk, attempt.attempt, attempt.atMs, attempt.ok ? 1 : 0, attempt.status, attempt.error));
+      keep(() => insertAttempt.run(id, id, attempt.chunk, attempt.attempt, attempt.atMs, attempt.ok ? 1 : 0, attempt.status, attempt.error));
     },
     settle(id: string, state: { status: OutputDeliveryStatus; chunksTotal: number; chunksSent: number; detail?: string; error?: string; atMs: number }): void {
-      store.write(() => update.run(state.status, state.chunksTotal, state.chunksSent, state.detail ?? null, state.error ?? null, state.atMs, id));
+      keep(() => update.run(state.status, state.chunksTotal, state.chunksSent, state.detail ?? null, state.error ?? null, state.atMs, id));
     },
-    /** Settles once the records written so far are committed: a send starts only after its record is durable. */
-    committed: () => store.committed(),
     /**
      * At start: what a previous process left `sending` (it crashed mid-send). Targets that must not
      * get a message twice (`repeatable` says no) become `uncertain`; the others `failed`, to be sent again.

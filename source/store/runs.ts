@@ -5,7 +5,8 @@ import type { Store } from './database.js';
 export interface RunRow {
   id: string;
   origin: string;
-  status: RunStatus | 'running';
+  /** `interrupted`: the gateway stopped (a crash, kill -9) while it ran; closed at the next start. */
+  status: RunStatus | 'running' | 'interrupted';
   provider: string;
   model: string | null;
   systemPrompt: string;
@@ -30,6 +31,7 @@ export function createRunStore(store: Store) {
   const finish = store.db.prepare(`UPDATE runs SET status = ?, output = ?, error = ?, steps = ?, input_tokens = ?, output_tokens = ?, finished_at_ms = ? WHERE id = ?`);
   const insertCall = store.db.prepare(`INSERT INTO run_tool_calls (run_id, seq, call_id, name, args, result, is_error, started_at_ms, finished_at_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const interrupt = store.db.prepare(`UPDATE runs SET status = 'interrupted', error = ?, finished_at_ms = ? WHERE status = 'running'`);
   const byId = store.db.prepare(`SELECT ${columns} FROM runs WHERE id = ?`);
   const recent = store.db.prepare(`SELECT ${columns} FROM runs ORDER BY started_at_ms DESC, rowid DESC LIMIT ?`);
   const calls = store.db.prepare(`SELECT call_id AS callId, name, args, result, is_error AS isError, started_at_ms AS startedAtMs, finished_at_ms AS finishedAtMs
@@ -41,16 +43,20 @@ export function createRunStore(store: Store) {
     return { ...(row as unknown as RunRow), toolCalls };
   };
 
+  // Kept writes: a run's record waits out a lock held elsewhere or a full disk instead of failing the run.
+  const keep = (write: () => void) => void store.keep(write).catch(() => {});
   return {
     started(run: { id: string; origin: string; provider: string; model?: string; systemPrompt: string; prompt: string; startedAtMs: number }): void {
-      store.write(() => insert.run(run.id, run.origin, run.provider, run.model ?? null, run.systemPrompt, run.prompt, run.startedAtMs));
+      keep(() => insert.run(run.id, run.origin, run.provider, run.model ?? null, run.systemPrompt, run.prompt, run.startedAtMs));
     },
     toolCall(runId: string, seq: number, call: ToolCallRecord): void {
-      store.write(() => insertCall.run(runId, seq, call.id, call.name, storedJson(call.args), truncateMiddle(call.result, STORED_TEXT_BYTES), call.isError ? 1 : 0, call.startedAtMs, call.finishedAtMs));
+      keep(() => insertCall.run(runId, seq, call.id, call.name, storedJson(call.args), truncateMiddle(call.result, STORED_TEXT_BYTES), call.isError ? 1 : 0, call.startedAtMs, call.finishedAtMs));
     },
     finished(result: RunResult): void {
-      store.write(() => finish.run(result.status, result.output, result.error ?? null, result.steps, result.usage.inputTokens, result.usage.outputTokens, result.finishedAtMs, result.runId));
+      keep(() => finish.run(result.status, result.output, result.error ?? null, result.steps, result.usage.inputTokens, result.usage.outputTokens, result.finishedAtMs, result.runId));
     },
+    /** At gateway start: runs a gateway that died left `running` (the process that ran them is gone). */
+    closeInterrupted: (reason: string, nowMs: number): number => Number(store.transaction(() => interrupt.run(reason, nowMs)).changes),
     get: (id: string): RunRow | undefined => withCalls(byId.get(id) as Record<string, unknown> | undefined),
     recent: (limit = 20): RunRow[] => recent.all(limit).map((row) => withCalls(row as Record<string, unknown>)!),
   };

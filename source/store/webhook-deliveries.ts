@@ -128,16 +128,20 @@ export function createDeliveryStore(store: Store) {
     claimNext(now: number): DeliveryRecord | undefined {
       return fromRow(store.write(() => claim.get(now)));
     },
-    /** The agent finished: its result is recorded before delivery, so a crash now never re-runs it. */
-    recordRun(seq: number, run: { runId: string; status: string; output: string; error?: string }): void {
-      store.write(() => recordRun.run(run.runId, run.status, run.output, run.error ?? null, seq));
+    /**
+     * The agent finished: its result is recorded before delivery, so a crash now never re-runs it.
+     * Kept (store.keep): settles once committed, however long another process holds the lock.
+     */
+    recordRun(seq: number, run: { runId: string; status: string; output: string; error?: string }): Promise<void> {
+      return store.keep(() => recordRun.run(run.runId, run.status, run.output, run.error ?? null, seq));
     },
-    finish(seq: number, state: Exclude<DeliveryState, 'queued' | 'running'>, detail: string, now: number): void {
-      store.write(() => finish.run(state, detail, now, seq));
+    /** The final state; kept like recordRun. */
+    finish(seq: number, state: Exclude<DeliveryState, 'queued' | 'running'>, detail: string, now: number): Promise<void> {
+      return store.keep(() => finish.run(state, detail, now, seq));
     },
-    /** Puts a running delivery back in the queue (the gateway stopped mid-run). */
-    requeue(seq: number): void {
-      store.write(() => requeue.run(seq));
+    /** Puts a running delivery back in the queue (the gateway stopped mid-run); if this is lost, the next start requeues it anyway. */
+    requeue(seq: number): Promise<void> {
+      return store.keep(() => requeue.run(seq));
     },
     /**
      * After a crash: runs that never finished go back to the queue (in their original order);

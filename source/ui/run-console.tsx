@@ -29,7 +29,8 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
   const { home } = options;
   let link: GatewayLink;
   let local: AppProps['local'];
-  let stopGateway = async (_reason: string) => {};
+  /** False when the in-process gateway did not stop within its deadline (the process then exits). */
+  let stopGateway = async (_reason: string): Promise<boolean> => true;
   if (options.connect) {
     link = await attachLink({ url: options.connect.url, ...(options.connect.token ? { token: options.connect.token } : {}) });
   } else if (await runningGatewayOn(home)) {
@@ -50,10 +51,12 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string) => {
     stopping ??= (async () => {
-      await stopGateway(reason);
+      const clean = await stopGateway(reason);
       model.dispose();
       await link.close();
       app.unmount();
+      // Past the deadline, parts still running (a run waiting for a full disk) would keep the process alive.
+      if (!clean) process.exit(1);
     })();
     return stopping;
   };

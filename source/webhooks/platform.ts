@@ -10,7 +10,7 @@ import { createSubscriptionStore } from '../store/webhook-subscriptions.js';
 import { subscriptionRoute, type ResolvedRoute, type ResolvedWebhooks } from './config.js';
 import { createRateLimiter } from './rate-limit.js';
 import { createRunQueue, type RunQueueDeps } from './run-queue.js';
-import { buildWebhookServer, type IntakeInput } from './server.js';
+import { buildWebhookServer, type IntakeInput, type WebhookServerDeps } from './server.js';
 import { renderExtra, renderPrompt } from './template.js';
 import { testRequest } from './test-request.js';
 import type { WebhookRequestRecord } from './types.js';
@@ -25,6 +25,8 @@ export interface WebhookPlatformDeps {
   now: () => number;
   pollMs?: number;
   uncertainSend?: RunQueueDeps['uncertainSend'];
+  /** What GET /health answers (from memory: never blocked by the store). */
+  health?: WebhookServerDeps['health'];
 }
 
 export type CommandResult<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -77,13 +79,14 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     const fields = { route: record.route, event: record.event, deliveryId: record.deliveryId, outcome: record.outcome, status: record.status, latencyMs: record.latencyMs, reason: record.reason };
     // The connectivity ping (and any ignored event) is routine: debug only (spec 4.1 rule 2).
     if (record.outcome === 'ignored') logger.debug(fields, line);
+    else if (record.status === 503) logger.warn(fields, line); // the store's fault is logged once where it starts
     else if (record.status >= 500) logger.error(fields, line);
     else if (record.outcome === 'accepted' || record.outcome === 'duplicate') logger.info({ ...fields, ...PER_DELIVERY }, line);
     else logger.info(fields, line);
     deps.events?.emit('webhook.received', record);
   };
 
-  const app: FastifyInstance = buildWebhookServer({ logger, maxBodyBytes: settings.maxBodyBytes, now, findRoute, rateLimiter, accept, onOutcome });
+  const app: FastifyInstance = buildWebhookServer({ logger, maxBodyBytes: settings.maxBodyBytes, now, findRoute, rateLimiter, accept, onOutcome, ...(deps.health ? { health: deps.health } : {}) });
 
   return {
     app,

@@ -6,6 +6,8 @@ import type { Deliver, DeliveryResult } from '../delivery/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
 import type { DeliveryRecord, DeliveryState, DeliveryStore } from '../store/webhook-deliveries.js';
 import { createFloodGate } from './flood-gate.js';
+import { PROBE_INTERVAL_MS } from '../store/fault-gate.js';
+import { StoreUnavailableError } from '../store/store-fault.js';
 
 export interface RunQueueDeps {
   deliveries: DeliveryStore;
@@ -56,7 +58,18 @@ export function createRunQueue(deps: RunQueueDeps) {
       }, gate.retryInMs);
       return;
     }
-    const row = deps.deliveries.claimNext(deps.now());
+    let row: DeliveryRecord | undefined;
+    try {
+      row = deps.deliveries.claimNext(deps.now());
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      // state.db cannot take writes now: the row stays queued; try again shortly.
+      heldBack ??= setTimeout(() => {
+        heldBack = undefined;
+        pump();
+      }, PROBE_INTERVAL_MS);
+      return;
+    }
     if (!row) return;
     gate.started();
     launch(row);
@@ -104,12 +117,12 @@ export function createRunQueue(deps: RunQueueDeps) {
     deps.events?.emit('webhook.runStarted', { seq: row.seq, route: row.route, event: row.event, deliveryId: row.deliveryId, origin, replayOf: row.replayOf, atMs: deps.now() });
     const result = await deps.runAgent({ prompt: row.prompt, system: untrustedPayloadNotice(row), skills: row.skills, firstSkillOnly: true, origin, signal });
     if (signal.aborted && stopping && result.status === 'cancelled') {
-      deps.deliveries.requeue(row.seq); // the gateway is stopping: run it again on the next start
+      await deps.deliveries.requeue(row.seq); // the gateway is stopping: run it again on the next start
       deps.logger.info({ route: row.route, deliveryId: row.deliveryId }, `Webhook run interrupted by shutdown, queued again: ${row.route} ${row.deliveryId}`);
       return;
     }
-    deps.deliveries.recordRun(row.seq, { runId: result.runId, status: result.status, output: result.output, error: result.error });
-    await deps.deliveries.committed(); // recorded before delivery: after a crash it is delivered, never run again
+    // Recorded before delivery (after a crash it is delivered, never run again); kept through a store fault.
+    await deps.deliveries.recordRun(row.seq, { runId: result.runId, status: result.status, output: result.output, error: result.error });
     await deliverRun(row, result);
   }
 
@@ -133,8 +146,7 @@ export function createRunQueue(deps: RunQueueDeps) {
 
   async function finish(row: DeliveryRecord, run: { runId: string | null; runStatus: string | null }, state: Exclude<DeliveryState, 'queued' | 'running'>, delivery: DeliveryResult): Promise<void> {
     const atMs = deps.now();
-    deps.deliveries.finish(row.seq, state, delivery.ok ? delivery.detail : delivery.reason, atMs);
-    await deps.deliveries.committed();
+    await deps.deliveries.finish(row.seq, state, delivery.ok ? delivery.detail : delivery.reason, atMs);
     const line = `Webhook ${row.route} delivery ${row.deliveryId}: ${state}${delivery.ok ? '' : ` (${delivery.reason})`}`;
     if (state === 'delivered' || state === 'silent') deps.logger.info({ route: row.route, deliveryId: row.deliveryId, state, ...PER_DELIVERY }, line);
     else deps.logger.warn({ route: row.route, deliveryId: row.deliveryId, state }, line);

@@ -6,6 +6,7 @@ import type { RateLimiter } from './rate-limit.js';
 import { deliveryIdOf, eventName, parseBody, selectHeaders } from './request.js';
 import { header, verifyRequest } from './signature.js';
 import type { RequestOutcome, WebhookRequestRecord } from './types.js';
+import { StoreUnavailableError } from '../store/store-fault.js';
 
 export interface IntakeInput {
   route: ResolvedRoute;
@@ -29,6 +30,8 @@ export interface WebhookServerDeps {
   accept(input: IntakeInput): Promise<{ kind: 'accepted' } | { kind: 'duplicate' }>;
   /** Called once per request from the onResponse hook, whatever the outcome. */
   onOutcome(record: WebhookRequestRecord): void;
+  /** GET /health's body; `unavailable` answers 503 (a load balancer stops sending). */
+  health?: () => { status: 'ok' | 'degraded' | 'unavailable' };
 }
 
 interface RequestState {
@@ -61,7 +64,10 @@ export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
     frameworkErrors,
   });
   installErrorResponses(app);
-  app.get('/health', async () => ({ status: 'ok', platform: 'webhook' }));
+  app.get('/health', async (_request, reply) => {
+    const health = deps.health?.() ?? { status: 'ok' as const };
+    return reply.code(health.status === 'unavailable' ? 503 : 200).send({ ...health, platform: 'webhook' });
+  });
   app.decorateRequest('webhook', null);
 
   app.register(async (scope) => {
@@ -94,6 +100,12 @@ export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
       if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
         if (state) Object.assign(state, { outcome: 'bad_request', reason: error.message });
         return reply.code(400).send(errorBody(`Bad request: ${error.message}`, `Route "${route}": the request was refused: ${error.message}`, route));
+      }
+      if (error instanceof StoreUnavailableError) {
+        // Nothing was accepted: the sender retries (GitHub and GitLab show the 503 and let one redeliver).
+        if (state) Object.assign(state, { outcome: 'error', reason: error.message });
+        reply.header('retry-after', String(error.retryAfterSeconds));
+        return reply.code(503).send(errorBody('Service unavailable', `Route "${route}": not accepted, ${error.message}; retry after ${error.retryAfterSeconds} s`, route));
       }
       if (state) Object.assign(state, { outcome: 'error', reason: error.message });
       request.log.error({ err: error, route }, 'Webhook request failed');

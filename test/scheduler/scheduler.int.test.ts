@@ -205,7 +205,7 @@ describe('scheduling with a fake clock', () => {
     expect(second.jobs.get(skip.id)!.nextRunAtMs).toBe(T0 + 2 * 3_600_000);
   });
 
-  it('at start, closes runs a dead gateway left running and queued requests nobody took', async () => {
+  it('at start, closes runs a dead gateway left running as interrupted, and queued requests nobody took', async () => {
     const home = tempHome();
     const first = harness(home);
     const job = create(first, {});
@@ -213,7 +213,9 @@ describe('scheduling with a fake clock', () => {
     first.jobs.addRun({ id: 'was-queued', jobId: job.id, jobName: job.name, trigger: 'manual', status: 'queued', atMs: Date.now() });
     const second = harness(home);
     second.scheduler.start();
-    expect(second.jobs.getRun('was-running')).toMatchObject({ status: 'error', error: 'the gateway stopped during this run' });
+    expect(second.jobs.getRun('was-running')).toMatchObject({ status: 'interrupted', error: 'the gateway stopped during this run' });
+    // The job shows it: last status interrupted, one more consecutive failure (issue #18, item 2).
+    expect(second.jobs.get(job.id)).toMatchObject({ lastStatus: 'interrupted', lastError: 'the gateway stopped during this run', consecutiveFailures: 1 });
     expect(second.jobs.getRun('was-queued')).toMatchObject({ status: 'error' });
     expect(second.jobs.getRun('was-queued')!.error).toContain('not run');
   });

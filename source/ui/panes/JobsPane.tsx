@@ -8,7 +8,7 @@ import type { EditTarget } from '../forms/edit-target.js';
 import { clockTime, fit, formatDuration } from '../format.js';
 import { theme } from '../theme.js';
 
-const statusColor: Record<JobLastStatus, string | undefined> = { ok: theme.ok, error: theme.error, delivery_failed: theme.error, silent: theme.dim, skipped: theme.warn };
+const statusColor: Record<JobLastStatus, string | undefined> = { ok: theme.ok, error: theme.error, delivery_failed: theme.error, interrupted: theme.error, silent: theme.dim, skipped: theme.warn };
 
 /** Every job: name, schedule, next run as a countdown, last status; Enter shows the run history. */
 export function JobsPane({ state, ops, height, width, focused, now, onNotice, onEdit }: {
