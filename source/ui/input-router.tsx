@@ -61,8 +61,8 @@ export function createKeyRouter() {
 const RouterContext = createContext<KeyRouter | undefined>(undefined);
 
 /** Owns the only ink `useInput` of the console and hands each key to the router. */
-export function InputRouter({ children, router: given }: { children: ReactNode; router?: KeyRouter }) {
-  const [router] = useState(() => given ?? createKeyRouter());
+export function InputRouter({ children }: { children: ReactNode }) {
+  const [router] = useState(createKeyRouter);
   useInput((input, key) => { router.dispatch(input, key); });
   return <RouterContext value={router}>{children}</RouterContext>;
 }
