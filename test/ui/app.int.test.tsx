@@ -103,6 +103,27 @@ describe('console app with a real gateway core and the scripted model', () => {
     expect(quits()).toBeGreaterThan(0);
   });
 
+  it('opens help over the approval dialog; closing it gives the keys back to the dialog, not to the panes', async () => {
+    const { lastFrame, stdin } = await consoleWith([
+      { toolCalls: [{ name: 'terminal', args: { command: 'sudo reboot' } }] },
+      { text: 'Rebooted.' },
+    ]);
+    await openCommandLine(stdin, lastFrame);
+    await type(stdin, lastFrame, 'run reboot the box');
+    stdin.write(keys.enter);
+    await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1'));
+    stdin.write('?');
+    await waitForFrame(lastFrame, (frame) => frame.includes('Any key closes this help.') && !frame.includes('Approval 1 of 1'));
+    stdin.write('x');
+    await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1') && !frame.includes('Any key closes'));
+    // Pane keys wait under the dialog: 6 does not switch to the Output pane.
+    stdin.write('6');
+    await new Promise((resolve) => setImmediate(resolve));
+    stdin.write('a');
+    await waitForFrame(lastFrame, (frame) => frame.includes('Run ok; see the Output pane'));
+    expect(lastFrame()).not.toContain('Rebooted.');
+  });
+
   it('lists every key with ?, and quits on q when nothing runs', async () => {
     const { lastFrame, stdin, quits } = await consoleWith([{ text: 'unused' }]);
     stdin.write('?');

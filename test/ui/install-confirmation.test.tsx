@@ -2,6 +2,7 @@ import { render } from 'ink-testing-library';
 import { describe, expect, it } from 'vitest';
 import { parseInstallLink, buildInstallLink, type InstallLink } from '../../source/mcp/install-link.js';
 import { InstallConfirmation, type InstallDecision } from '../../source/ui/components/InstallConfirmation.js';
+import { InputRouter } from '../../source/ui/input-router.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
 
 function linkFor(name: string, config: Record<string, unknown>): InstallLink {
@@ -12,7 +13,7 @@ function linkFor(name: string, config: Record<string, unknown>): InstallLink {
 
 function show(link: InstallLink, existing: string[] = []) {
   const decisions: InstallDecision[] = [];
-  const view = render(<InstallConfirmation link={link} existingNames={existing} onDecision={(decision) => decisions.push(decision)} />);
+  const view = render(<InputRouter><InstallConfirmation link={link} existingNames={existing} onDecision={(decision) => decisions.push(decision)} /></InputRouter>);
   return { ...view, decisions };
 }
 

@@ -19,7 +19,8 @@ describe('Jobs pane (3) and /cron', () => {
     expect(run.ok && run.value.status).toBe('ok');
     await waitForFrame(lastFrame, (f) => /news\s+every 1h\s+in 59m \d\ds\s+last ok/.test(f));
     stdin.write(keys.enter);
-    const history = await waitForFrame(lastFrame, (f) => f.includes('Prompt: summarise the news'));
+    // The run history is read after the details open: wait for its row, not the first frame.
+    const history = await waitForFrame(lastFrame, (f) => f.includes('Prompt: summarise the news') && / manual\s/.test(f));
     expect(history).toContain(`news (${created.ok ? created.value.id : ''}) · every 1h · deliver log · enabled`);
     expect(history).toMatch(/\d\d:\d\d:\d\d manual\s+ok\s+\d+s\s+log: /);
   });

@@ -1,8 +1,9 @@
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import TextInput from 'ink-text-input';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { ApprovalRecord } from '../../store/approvals.js';
 import { fit, formatDuration } from '../format.js';
+import { useKeys } from '../input-router.js';
 import { commandFor } from '../keymap.js';
 import { theme } from '../theme.js';
 
@@ -16,15 +17,13 @@ export function approvalDialogHeight(request: ApprovalRecord, maxArgLines: numbe
 export type ApprovalChoice = { decision: 'approve' } | { decision: 'approveSession' } | { decision: 'deny'; reason?: string };
 
 /** The head of the approval queue, "i of N": who asks, for what, with which arguments, and how long is left. */
-export function ApprovalDialog({ request, position, total, now, width, maxArgLines, onChoice, onCapture }: {
+export function ApprovalDialog({ request, position, total, now, width, maxArgLines, onChoice }: {
   request: ApprovalRecord; position: number; total: number; now: number; width: number; maxArgLines: number; onChoice: (choice: ApprovalChoice) => void;
-  /** The reason input is open: global keys wait (`q` is a letter there). */
-  onCapture?: (capturing: boolean) => void;
 }) {
   const [reason, setReason] = useState<string | undefined>();
-  // The request can go away while its reason is typed (expired, run cancelled): give the keys back.
-  useEffect(() => () => onCapture?.(false), []); // once, on unmount
-  useInput((input, key) => {
+  // While the reason is typed the layer is modal (`q` is a letter there); when the request goes
+  // away (expired, decided elsewhere) the dialog unmounts and its layer with it.
+  const { top } = useKeys((input, key) => {
     if (reason !== undefined) {
       if (key.escape) onChoice({ decision: 'deny' });
       return;
@@ -32,11 +31,14 @@ export function ApprovalDialog({ request, position, total, now, width, maxArgLin
     const binding = commandFor(input, key, ['approval']);
     if (binding?.command === 'approval.approve') onChoice({ decision: 'approve' });
     else if (binding?.command === 'approval.approveSession') onChoice({ decision: 'approveSession' });
-    else if (binding?.command === 'approval.deny') {
-      setReason('');
-      onCapture?.(true);
+    else if (binding?.command === 'approval.deny') setReason('');
+    else {
+      // Only quitting and help pass through the dialog to the global keys.
+      const global = commandFor(input, key, ['global'])?.command;
+      return !(global === 'app.quit' || global === 'help.toggle');
     }
-  });
+    return true;
+  }, { layer: 'overlay', modal: reason !== undefined });
   const annotations = Object.entries(request.annotations ?? {}).map(([name, value]) => `${name}: ${String(value)}`).join(', ');
   const argLines = request.argsPreview.split('\n');
   const shown = argLines.slice(0, maxArgLines);
@@ -56,7 +58,7 @@ export function ApprovalDialog({ request, position, total, now, width, maxArgLin
       ) : (
         <Box>
           <Text>Reason (optional, Enter to deny): </Text>
-          <TextInput value={reason} onChange={setReason} onSubmit={(value) => onChoice({ decision: 'deny', reason: value.trim() || undefined })} />
+          <TextInput value={reason} focus={top} onChange={setReason} onSubmit={(value) => onChoice({ decision: 'deny', reason: value.trim() || undefined })} />
         </Box>
       )}
     </Box>

@@ -1,8 +1,9 @@
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import { useMemo, useState } from 'react';
 import type { ApprovalRecord } from '../../store/approvals.js';
 import { elicitationFields } from '../forms/elicitation-fields.js';
 import { fit, formatDuration } from '../format.js';
+import { useKeys } from '../input-router.js';
 import { commandFor } from '../keymap.js';
 import { theme } from '../theme.js';
 import { Form } from './Form.js';
@@ -19,11 +20,12 @@ export function ElicitationDialog({ request, position, total, now, width, height
 }) {
   const fields = useMemo(() => elicitationFields(request.form.schema), [request.form.schema]);
   const [filling, setFilling] = useState(false);
-  useInput((input, key) => {
+  // Modal: only a or d/Esc act; q or ? are letters of the form to come (Ctrl-C still quits).
+  useKeys((input, key) => {
     const command = commandFor(input, key, ['approval'])?.command;
     if (command === 'approval.approve') setFilling(true);
     else if (command === 'approval.deny') onChoice({ decision: 'decline' });
-  }, { isActive: !filling });
+  }, { layer: 'overlay', active: !filling, modal: true });
   const inner = Math.max(10, width - 4);
   const heading = `Input requested ${position} of ${total} · ${formatDuration(request.expiresAtMs - now)} left · from ${request.origin}`;
   if (filling) {

@@ -1,8 +1,9 @@
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import TextInput from 'ink-text-input';
 import { useEffect, useState } from 'react';
 import { fit } from '../format.js';
 import { parseFields, type FieldErrors, type FormField } from '../forms/form-fields.js';
+import { useKeys } from '../input-router.js';
 import { commandFor } from '../keymap.js';
 import { theme } from '../theme.js';
 
@@ -28,7 +29,8 @@ export function Form({ title, fields, width, height, errors = {}, busy = false, 
     if (first >= 0) setFocus(first);
   }, [errors, fields]);
 
-  useInput((input, key) => {
+  // Modal: letters are text for the focused field, never global keys (q, ?, 1-6).
+  const { top } = useKeys((input, key) => {
     if (busy) return;
     const command = commandFor(input, key, ['form'])?.command;
     if (command === 'form.cancel') return onCancel();
@@ -43,7 +45,7 @@ export function Form({ title, fields, width, height, errors = {}, busy = false, 
     }
     setLocalErrors({});
     onSubmit(parsed.values);
-  });
+  }, { layer: 'overlay', modal: true });
 
   const labelWidth = Math.min(24, Math.max(...fields.map((field) => field.label.length + (field.required ? 2 : 0))) + 1);
   const inner = Math.max(10, width - 4);
@@ -78,6 +80,7 @@ export function Form({ title, fields, width, height, errors = {}, busy = false, 
                 <Box width={valueWidth} height={focusLines} overflow="hidden">
                   <TextInput
                     value={text}
+                    focus={top}
                     mask={field.kind === 'secret' ? '•' : undefined}
                     placeholder={field.kind === 'secret' ? SECRET_PLACEHOLDER : ''}
                     onChange={(value) => setTexts({ ...texts, [field.key]: value })}

@@ -1,7 +1,8 @@
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import TextInput from 'ink-text-input';
 import { useState } from 'react';
 import { installSummary, type InstallLink } from '../../operations/mcp-links.js';
+import { useKeys } from '../input-router.js';
 import { theme } from '../theme.js';
 
 export type InstallDecision = { action: 'install'; name: string } | { action: 'cancel' };
@@ -28,13 +29,13 @@ export function InstallConfirmation({ link, existingNames, onDecision }: { link:
     onDecision({ action: 'install', name: candidate });
   };
 
-  useInput((input, key) => {
+  const { top } = useKeys((input, key) => {
     if (key.escape) return onDecision({ action: 'cancel' });
     if (renaming) return;
     if (input === 'y' || input === 'Y') onDecision({ action: 'install', name: link.name });
     else if (input === 'n' || input === 'N') onDecision({ action: 'cancel' });
     else if (input === 'r') setRenaming(true);
-  });
+  }, { layer: 'overlay', modal: true });
 
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={command ? theme.caution : theme.accent} paddingX={1}>
@@ -55,7 +56,7 @@ export function InstallConfirmation({ link, existingNames, onDecision }: { link:
         <Box flexDirection="column">
           <Box>
             <Text>New name: </Text>
-            <TextInput value={name} onChange={(value) => { setName(value); setProblem(undefined); }} onSubmit={submitName} />
+            <TextInput value={name} focus={top} onChange={(value) => { setName(value); setProblem(undefined); }} onSubmit={submitName} />
           </Box>
           {problem ? <Text color={theme.error}>{problem}</Text> : null}
           <Text color={theme.dim}>Enter installs under this name · Esc cancels</Text>

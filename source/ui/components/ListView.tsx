@@ -1,6 +1,7 @@
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import { useState, type ReactNode } from 'react';
 import { useSelectableList } from '../hooks/useSelectableList.js';
+import { useKeys } from '../input-router.js';
 import { commandFor, type CommandName, type KeyScope } from '../keymap.js';
 import { CUT_MARK, fit } from '../format.js';
 import { theme } from '../theme.js';
@@ -34,17 +35,19 @@ export function ListView({ rows, height, width, focused, empty, details, scopes 
   const list = useSelectableList(rows.length, height);
   const [open, setOpen] = useState(false);
   const selected = rows.at(list.index);
-  useInput((input, key) => {
+  // The focused pane's layer: its own keys; the rest falls through to the global keymap.
+  useKeys((input, key) => {
     const binding = commandFor(input, key, [...scopes, 'list']);
-    if (!binding) return;
+    if (!binding) return false;
     switch (binding.command) {
-      case 'list.up': return list.up();
-      case 'list.down': return list.down();
-      case 'item.open': return details && selected ? setOpen(true) : undefined;
-      case 'item.close': return setOpen(false);
-      default: return onCommand?.(binding.command, selected);
+      case 'list.up': list.up(); break;
+      case 'list.down': list.down(); break;
+      case 'item.open': if (details && selected) setOpen(true); break;
+      case 'item.close': setOpen(false); break;
+      default: onCommand?.(binding.command, selected);
     }
-  }, { isActive: focused });
+    return true;
+  }, { layer: 'pane', active: focused });
 
   if (open && selected && details) return <Box flexDirection="column" height={height} overflow="hidden">{details(selected)}</Box>;
   if (rows.length === 0) return <Box height={height}><Text color={theme.dim}>{empty}</Text></Box>;

@@ -1,8 +1,9 @@
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import TextInput from 'ink-text-input';
 import { useEffect, useRef, useState } from 'react';
 import type { McpCommands } from '../../mcp/gateway-component.js';
 import type { LoginHandle } from '../../mcp/oauth-login.js';
+import { useKeys } from '../input-router.js';
 import { theme } from '../theme.js';
 
 interface Waiting {
@@ -61,12 +62,12 @@ export function LoginDialog({ server, login, openUrl, copy, width, onClose }: {
     return () => controller.current.abort();
   }, []); // One login per dialog: it is keyed by the server.
 
-  useInput((_input, key) => {
+  const { top } = useKeys((_input, key) => {
     if (key.escape) {
       controller.current.abort();
       onClose(`Login to ${server} cancelled; nothing was stored.`);
     } else if (key.tab && waiting) copy(waiting.url, 'the authorization address');
-  });
+  }, { layer: 'overlay', modal: true });
 
   const submit = (value: string) => {
     if (!handle.current || value.trim() === '') return;
@@ -89,7 +90,7 @@ export function LoginDialog({ server, login, openUrl, copy, width, onClose }: {
           <Text>Browser on another machine? Paste the address it ends up at (it holds code= and state=):</Text>
           <Box>
             <Text color={theme.accent}>{'> '}</Text>
-            <TextInput value={pasted} onChange={(value) => { setPasted(value); setProblem(undefined); }} onSubmit={submit} />
+            <TextInput value={pasted} focus={top} onChange={(value) => { setPasted(value); setProblem(undefined); }} onSubmit={submit} />
           </Box>
         </Box>
       ) : <Text color={theme.dim}>Discovering the authorization server...</Text>}

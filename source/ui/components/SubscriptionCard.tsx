@@ -1,6 +1,7 @@
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import { useState } from 'react';
 import { fit } from '../format.js';
+import { useKeys } from '../input-router.js';
 import { commandFor } from '../keymap.js';
 import type { SubscribedView } from '../slash-runner.js';
 import { theme } from '../theme.js';
@@ -17,7 +18,7 @@ export function SubscriptionCard({ view, width, secretOf, onCopy, onClose }: {
   onCopy: (text: string, what: string) => void; onClose: (notice?: string) => void;
 }) {
   const [step, setStep] = useState<Step>('card');
-  useInput((input, key) => {
+  useKeys((input, key) => {
     if (step === 'card') {
       if (commandFor(input, key, ['list'])?.command === 'item.copy') return setStep('copy');
       return onClose();
@@ -36,7 +37,7 @@ export function SubscriptionCard({ view, width, secretOf, onCopy, onClose }: {
       onCopy(secret, `the secret of ${view.name}`);
       onClose();
     }, (error: unknown) => onClose((error as Error).message));
-  });
+  }, { layer: 'overlay', modal: true });
   const inner = Math.max(10, width - 4);
   const extra = Object.entries(view.deliverExtra).map(([key, value]) => `${key}=${value}`).join(' ');
   const lines: Array<[string, string]> = [

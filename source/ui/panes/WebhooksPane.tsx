@@ -1,4 +1,4 @@
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import TextInput from 'ink-text-input';
 import { useState } from 'react';
 import type { Operations } from '../../operations/index.js';
@@ -6,6 +6,7 @@ import type { ConsoleState } from '../console-model.js';
 import { ListView, type ListRow, type RowSource } from '../components/ListView.js';
 import type { EditTarget } from '../forms/edit-target.js';
 import { clockTime, CUT_MARK, fit } from '../format.js';
+import { useKeys } from '../input-router.js';
 import { theme } from '../theme.js';
 import type { WebhookRow } from '../../operations/webhook-rows.js';
 import { outcomeLabel, outcomeStyle, runStyle, WebhookDetails } from './webhook-details.js';
@@ -19,15 +20,11 @@ export const SAMPLE_TEST_PAYLOAD = '{"test": true, "message": "Test delivery fro
  * t sends a signed test request to the selected route (through the real intake); c copies the
  * delivery id, or a route's URL (or its secret, after a confirm).
  */
-export function WebhooksPane({ state, ops, height, width, focused, onNotice, onCopy, onCapture, onEdit }: {
+export function WebhooksPane({ state, ops, height, width, focused, onNotice, onCopy, onEdit }: {
   state: ConsoleState; ops: Operations; height: number; width: number; focused: boolean;
-  onNotice: (text: string) => void; onCopy: (text: string, what: string) => void; onCapture: (capturing: boolean) => void; onEdit: (target: EditTarget) => void;
+  onNotice: (text: string) => void; onCopy: (text: string, what: string) => void; onEdit: (target: EditTarget) => void;
 }) {
-  const [mode, setModeState] = useState<Mode>({ kind: 'none' });
-  const setMode = (next: Mode) => {
-    setModeState(next);
-    onCapture(next.kind !== 'none');
-  };
+  const [mode, setMode] = useState<Mode>({ kind: 'none' });
   const { webhook } = state.snapshot;
   const routes = [...webhook.routes, ...webhook.subscriptions];
   const urlOf = (route: string) => webhook.url ? `${webhook.url}/webhooks/${encodeURIComponent(route)}` : `(listener not bound)/webhooks/${route}`;
@@ -51,7 +48,8 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
   const routeOf = (row: ListRow | undefined): string | undefined => row?.key.startsWith('route:') ? row.key.slice(6) : state.webhooks.find((entry) => entry.key === row?.key)?.route;
   const deliveryOf = (row: ListRow | undefined) => state.webhooks.find((entry) => entry.key === row?.key);
 
-  useInput((input, key) => {
+  // A prompt of the pane (test payload, copy, secret confirm) is a modal layer over its list: typed keys stay here.
+  const { top } = useKeys((input, key) => {
     if (mode.kind === 'test') {
       if (key.escape) setMode({ kind: 'none' });
       return;
@@ -70,7 +68,7 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
       const route = mode.route;
       void ops.webhooks.secret({ route }).then(({ secret }) => onCopy(secret, `the secret of route ${route}`), (error: unknown) => onNotice((error as Error).message));
     }
-  }, { isActive: focused && mode.kind !== 'none' });
+  }, { layer: 'pane', active: focused && mode.kind !== 'none', modal: true });
 
   const sendTest = (route: string, text: string) => {
     let payload: Record<string, unknown>;
@@ -129,7 +127,7 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
           <Text color={theme.accent}>{`test ${mode.route}: `}</Text>
           <TextInput
             value={mode.text}
-            focus={focused}
+            focus={top}
             onChange={(text) => setMode({ ...mode, text })}
             onSubmit={(text) => {
               setMode({ kind: 'none' });
