@@ -58,7 +58,7 @@ export const MAX_APPROVAL_HISTORY = 20;
 export const MAX_LOG_LINES = 2000;
 
 /** Events after which the parts that events do not carry (header, listener, routes) are read again. */
-export const resyncEvents: ReadonlySet<string> = new Set(['gateway.started', 'gateway.stopped', 'webhook.listening', 'webhook.routesChanged', 'config.changed', 'mcp.toolsChanged']);
+export const resyncEvents: ReadonlySet<string> = new Set(['gateway.started', 'gateway.stopped', 'webhook.listening', 'webhook.routesChanged', 'config.changed', 'mcp.toolsChanged', 'store.faulted', 'store.recovered']);
 
 /**
  * The read model: a GatewayState plus events folded in, in order. The gateway keeps one (for the

@@ -11,7 +11,7 @@ import { issuesOf } from './forms/config-entry-form.js';
 import { describeApplied, type EditForm } from './forms/edit-form.js';
 import { editFormFor, type EditTarget } from './forms/edit-target.js';
 import { ApprovalDialog, approvalDialogHeight, type ApprovalChoice } from './components/ApprovalDialog.js';
-import { Header } from './components/Header.js';
+import { Header, headerHeight } from './components/Header.js';
 import type { ConsoleModel, ConsoleState } from './console-model.js';
 import { useConsoleState } from './hooks/useConsoleState.js';
 import { useNow } from './hooks/useNow.js';
@@ -208,7 +208,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
   };
 
   // Fixed lines: header (and the disconnected banner), tabs, bottom line. The dialog's arguments get what is left after a 3-line pane.
-  const chrome = state.link.status === 'connected' ? 3 : 4;
+  const chrome = headerHeight(state) + 2; // the header's lines, the tabs, the bottom line
   const maxArgLines = Math.max(1, Math.min(12, rows - chrome - 3 - approvalDialogHeightWithoutArgs));
   const dialogHeight = dialogOpen && head && !elicitation ? approvalDialogHeight(head, maxArgLines) : 0;
   const paneHeight = Math.max(1, rows - chrome - dialogHeight);

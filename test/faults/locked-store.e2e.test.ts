@@ -87,3 +87,21 @@ describe('another process holds the write lock on state.db (issue #18, item 3)',
     expect(after).toMatchObject({ status: 200, json: { status: 'ok', store: { fault: null, keptWrites: 0 } } });
   });
 });
+
+describe('the console while state.db is locked', () => {
+  it('shows why webhooks are refused in a banner under the header, and drops it once writes commit again', { timeout: 60_000 }, async () => {
+    const { renderConsole } = await import('../helpers/console.js');
+    const { waitForFrame } = await import('../helpers/ink.js');
+    const view = await renderConsole({ size: { columns: 120, rows: 30 }, edit: (config) => { config.platforms!.webhook!.extra!.routes = { hook: { secret: SECRET, prompt: 'Review {action}', deliver: 'log' } }; } });
+    cleanups.push(view.close);
+    const lock = await holdWriteLock(view.home.stateDb);
+    expect((await view.gateway.webhooks.test('hook')).ok).toBe(true); // through the intake: answered 503
+    await waitForFrame(view.lastFrame, (frame) => frame.includes('state.db is locked by another process since') && frame.includes('webhooks are refused with 503'));
+    await lock.release();
+    await waitUntil(async () => {
+      const result = await view.gateway.webhooks.test('hook');
+      return result.ok && result.value.status === 202;
+    }, 10_000, 'a webhook accepted again');
+    await waitForFrame(view.lastFrame, (frame) => !frame.includes('state.db is locked'));
+  });
+});

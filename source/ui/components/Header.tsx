@@ -28,6 +28,7 @@ export function Header({ state, now, width }: { state: ConsoleState; now: number
           <Text> · {clockTime(now)}</Text>
         </Text>
       </Box>
+      {healthText(state) ? <Text color={theme.error} inverse wrap="truncate">{fit(` ${healthText(state)} `, width)}</Text> : null}
       {link.status === 'connected' ? null : (
         <Text color={theme.error} inverse wrap="truncate">
           {fit(` disconnected from the gateway (pid ${link.hello.pid}), retrying${link.detail ? `: ${link.detail}` : ''} · what shows is as it was `, width)}
@@ -35,4 +36,21 @@ export function Header({ state, now, width }: { state: ConsoleState; now: number
       )}
     </Box>
   );
+}
+
+/** A store or log fault, as /health reports it: the operator sees why webhooks get 503. */
+function healthText({ snapshot }: ConsoleState): string | undefined {
+  const { health } = snapshot;
+  if (!health || health.status === 'ok') return undefined;
+  if (health.store.fault) {
+    const why = { locked: 'state.db is locked by another process', full: 'the disk holding state.db is full', io: 'state.db cannot be written (I/O error)' }[health.store.fault.kind];
+    const kept = health.store.keptWrites > 0 ? ` · ${health.store.keptWrites} run record(s) kept in memory until it can` : '';
+    return `${why} since ${clockTime(health.store.fault.sinceMs)}: webhooks are refused with 503${kept}`;
+  }
+  return `logs/gateway.log cannot be written (${health.log.fault}): ${health.log.dropped} line(s) dropped`;
+}
+
+/** Lines the header takes: its own, a health banner, the disconnected banner. */
+export function headerHeight(state: ConsoleState): number {
+  return 1 + (healthText(state) ? 1 : 0) + (state.link.status === 'connected' ? 0 : 1);
 }
