@@ -102,6 +102,6 @@ describe('the console while state.db is locked', () => {
       const result = await view.gateway.webhooks.test('hook');
       return result.ok && result.value.status === 202;
     }, 10_000, 'a webhook accepted again');
-    await waitForFrame(view.lastFrame, (frame) => !frame.includes('state.db is locked'));
+    await waitForFrame(view.lastFrame, (frame) => !frame.includes('webhooks are refused with 503'));
   });
 });

@@ -3,29 +3,53 @@ import type { ConsoleState } from '../console-model.js';
 import { clockTime, fit, formatDuration } from '../format.js';
 import { theme } from '../theme.js';
 
-/** One line: where the gateway is (in-process, or attached to pid N), listener, model, uptime, counts, clock. */
-export function Header({ state, now, width }: { state: ConsoleState; now: number; width: number }) {
+/**
+ * Shorter and shorter forms of the header line, most informative first. The listener URL and the
+ * model are kept to the last (an operator at 80 columns needs them); the clock, uptime, brand and
+ * long labels go first.
+ */
+function headerForms(state: ConsoleState, now: number) {
   const { snapshot, link } = state;
   const listener = snapshot.webhook.url ?? (snapshot.webhook.enabled ? 'starting' : 'webhooks off');
-  const uptime = snapshot.startedAtMs ? formatDuration(now - snapshot.startedAtMs) : '-';
+  const uptime = snapshot.startedAtMs ? ` · up ${formatDuration(now - snapshot.startedAtMs)}` : '';
   const model = snapshot.modelName ? `${snapshot.model} ${snapshot.modelName}` : snapshot.model;
-  const where = link.where === 'attached' ? `attached to pid ${link.hello.pid}` : 'in-process';
+  const pid = link.where === 'attached' ? link.hello.pid : undefined;
+  const long = { brand: true, where: pid === undefined ? 'in-process' : `attached to pid ${pid}`, rest: ` · ${listener} · model ${model}`, approvals: 'approvals', failed: 'failed deliveries' };
+  const clock = ` · ${clockTime(now)}`;
+  return [
+    { ...long, rest: `${long.rest}${uptime}`, clock },
+    { ...long, clock: '' },
+    { ...long, failed: 'failed', clock: '' },
+    { ...long, where: pid === undefined ? 'in-process' : `pid ${pid}`, failed: 'failed', clock: '' },
+    { brand: false, where: pid === undefined ? 'in-process' : `pid ${pid}`, rest: ` · ${listener} · ${model}`, approvals: 'approvals', failed: 'failed', clock: '' },
+    { brand: false, where: pid === undefined ? 'in-process' : `pid ${pid}`, rest: ` · ${listener} · ${snapshot.modelName ?? model}`, approvals: 'approvals', failed: 'failed', clock: '' },
+    { brand: false, where: pid === undefined ? 'in-process' : `pid ${pid}`, rest: ` · ${listener} · ${snapshot.modelName ?? model}`, approvals: 'appr', failed: 'failed', clock: '' },
+    { brand: false, where: pid === undefined ? 'local' : `${pid}`, rest: ` · ${listener} · ${snapshot.modelName ?? model}`, approvals: 'appr', failed: 'fail', clock: '' },
+  ];
+}
+
+/** One line: where the gateway is (in-process, or attached to pid N), listener, model, uptime, counts, clock. */
+export function Header({ state, now, width }: { state: ConsoleState; now: number; width: number }) {
+  const { link } = state;
   const pending = state.approvals.length;
-  const right = `runs ${state.runsInFlight} · approvals ${pending} · failed deliveries ${state.failedDeliveries} · ${clockTime(now)}`;
-  const left = fit(`${where} · ${listener} · model ${model} · up ${uptime}`, Math.max(10, width - right.length - 14));
+  const rightOf = (form: ReturnType<typeof headerForms>[number]) => `runs ${state.runsInFlight} · ${form.approvals} ${pending} · ${form.failed} ${state.failedDeliveries}${form.clock}`;
+  const lengthOf = (form: ReturnType<typeof headerForms>[number]) => (form.brand ? 12 : 0) + form.where.length + form.rest.length + 2 + rightOf(form).length;
+  const forms = headerForms(state, now);
+  const form = forms.find((candidate) => lengthOf(candidate) <= width) ?? forms.at(-1)!;
+  const left = fit(`${form.where}${form.rest}`, Math.max(10, width - rightOf(form).length - (form.brand ? 14 : 2)));
   return (
     <Box width={width} flexDirection="column" flexShrink={0}>
       <Box width={width} justifyContent="space-between">
         <Text wrap="truncate">
-          <Text bold color={theme.accent}>switchboard</Text>
-          <Text> {left}</Text>
+          {form.brand ? <Text bold color={theme.accent}>switchboard </Text> : null}
+          <Text>{left}</Text>
         </Text>
         <Text wrap="truncate">
-          <Text>runs {state.runsInFlight} · </Text>
-          <Text color={pending > 0 ? theme.warn : undefined} bold={pending > 0}>approvals {pending}</Text>
+          <Text>{'  '}runs {state.runsInFlight} · </Text>
+          <Text color={pending > 0 ? theme.warn : undefined} bold={pending > 0}>{form.approvals} {pending}</Text>
           <Text> · </Text>
-          <Text color={state.failedDeliveries > 0 ? theme.error : undefined}>failed deliveries {state.failedDeliveries}</Text>
-          <Text> · {clockTime(now)}</Text>
+          <Text color={state.failedDeliveries > 0 ? theme.error : undefined}>{form.failed} {state.failedDeliveries}</Text>
+          {form.clock ? <Text>{form.clock}</Text> : null}
         </Text>
       </Box>
       {healthText(state) ? <Text color={theme.error} inverse wrap="truncate">{fit(` ${healthText(state)} `, width)}</Text> : null}

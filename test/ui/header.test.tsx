@@ -1,0 +1,31 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderConsole } from '../helpers/console.js';
+import { waitForFrame } from '../helpers/ink.js';
+
+// eslint-disable-next-line no-control-regex
+const plain = (frame: string) => frame.replace(/\u001B\[[0-9;]*m/g, '');
+const closers: Array<() => unknown> = [];
+afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
+
+describe('the console header', () => {
+  it('keeps the full listener URL and the model name at 80 columns, shortening the rest first', async () => {
+    const view = await renderConsole({
+      size: { columns: 80, rows: 24 },
+      edit: (config) => { config.model = { provider: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1', name: 'qwen-coder' }; },
+    });
+    closers.push(view.close);
+    const url = view.gateway.snapshot().webhook.url!;
+    // The first frames may come before the test terminal's resize to 80 columns.
+    const frame = await waitForFrame(view.lastFrame, (f) => f.includes(url) && plain(f).split('\n').every((line) => line.length <= 80));
+    const header = plain(frame).split('\n')[0]!;
+    expect(header).toContain(`in-process · ${url} · qwen-coder`);
+    expect(header).toMatch(/runs 0 · appr 0 · failed 0$/);
+  });
+
+  it('shows everything, clock included, where it fits', async () => {
+    const view = await renderConsole({ size: { columns: 160, rows: 30 } });
+    closers.push(view.close);
+    const frame = await waitForFrame(view.lastFrame, (f) => /up \d/.test(f));
+    expect(plain(frame).split('\n')[0]).toMatch(/^switchboard in-process · http:\/\/127\.0\.0\.1:\d+ · model dry-run · up \S+ +runs 0 · approvals 0 · failed deliveries 0 · \d\d:\d\d:\d\d$/);
+  });
+});
