@@ -8,6 +8,7 @@ import { OperatorError } from '../operations/errors.js';
 import { inProcessLink, type GatewayLink } from '../operations/link.js';
 import { App, type AppProps } from './App.js';
 import { createConsoleModel } from './console-model.js';
+import { tuneHeap } from './heap-tuning.js';
 import { terminalIsInteractive } from './terminal.js';
 
 export interface ConsoleOptions {
@@ -44,6 +45,8 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
     local = { login: gateway.mcp.login, whileEditing: (work) => gateway.config.whileEditing(work) };
     stopGateway = (reason) => started.stop(reason);
   }
+  // Only an attached console: the in-process one also runs the gateway, whose intake wants V8's defaults.
+  const untuneHeap = link.where === 'attached' ? tuneHeap() : () => {};
   const model = createConsoleModel({ link });
   await model.ready();
 
@@ -52,6 +55,7 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
     stopping ??= (async () => {
       await stopGateway(reason);
       model.dispose();
+      untuneHeap();
       await link.close();
       app.unmount();
     })();
