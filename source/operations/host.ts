@@ -12,7 +12,7 @@ import { loadCheckedConfig } from '../gateway/check-config.js';
 import { openStore, type Store } from '../store/database.js';
 import { coreState, initialState } from './gateway-state.js';
 import { createOperations, dispatchOperation, hasOperation, type Operations } from './index.js';
-import { createReadModel, type GatewayEvent, type GatewayHello, type GatewayState } from './state.js';
+import { consoleEventView, createReadModel, type GatewayEvent, type GatewayHello, type GatewayState } from './state.js';
 
 export interface GatewayHostOptions {
   home: HomeLayout;
@@ -80,6 +80,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     hasMethod: (method) => hasOperation(operations, method),
     snapshot: state,
     journal,
+    views: { console: consoleEventView },
     hello,
     logger,
   });
