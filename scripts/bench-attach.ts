@@ -54,10 +54,18 @@ const pct = (p) => {
   }
   return 0;
 };
+// Peaks of the heap's parts, to tell live data from garbage not yet collected and from buffers.
+const peak = { heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
+const sampler = setInterval(() => {
+  if (!started) return;
+  const usage = process.memoryUsage();
+  for (const key of Object.keys(peak)) peak[key] = Math.max(peak[key], usage[key]);
+}, 100);
+sampler.unref();
 const timer = setInterval(() => {
   if (!started && fs.existsSync(start)) { started = true; histogram.reset(); buckets = new Uint32Array(1000); count = 0; slowest = 0; }
   fs.writeFileSync(out, JSON.stringify({ pid: process.pid, started, p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6,
-    events: count, latencyP50: pct(50), latencyP99: pct(99), latencyMax: slowest, rss: process.memoryUsage().rss }));
+    events: count, latencyP50: pct(50), latencyP99: pct(99), latencyMax: slowest, rss: process.memoryUsage().rss, peak }));
 }, 500);
 timer.unref();
 `);
@@ -86,7 +94,7 @@ try {
   await waitFor(() => (readJson<{ started: boolean }>(statsFile)?.started ? true : undefined), 'the probe to start');
   const attached = await load(gateway.url);
   await sleep(1500); // the last events reach the console; two probe writes
-  const stats = readJson<{ pid: number; p99: number; max: number; events: number; latencyP50: number; latencyP99: number; latencyMax: number }>(statsFile)!;
+  const stats = readJson<{ pid: number; p99: number; max: number; events: number; latencyP50: number; latencyP99: number; latencyMax: number; peak: Record<'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', number> }>(statsFile)!;
   const rssMb = peakRssMb(stats.pid);
   const accepted = (result: autocannon.Result) => (result.statusCodeStats?.['202']?.count ?? 0) / duration;
   const intakeRatio = accepted(attached) / Math.max(1, accepted(alone));
@@ -99,6 +107,7 @@ try {
     { measure: 'attach: intake attached / alone', value: intakeRatio.toFixed(3), target: '>= 0.90', met: intakeRatio >= 0.9 },
     { measure: 'attach: console event-loop delay p99 / max (ms)', value: `${stats.p99.toFixed(1)} / ${stats.max.toFixed(1)}`, target: 'p99 < 50', met: stats.p99 < 50 },
     { measure: 'attach: console peak RSS (MB)', value: rssMb.toFixed(0), target: '< 150', met: rssMb < 150 },
+    { measure: 'attach: console peak heap total / used / external / array buffers (MB, sampled every 100 ms)', value: (['heapTotal', 'heapUsed', 'external', 'arrayBuffers'] as const).map((key) => (stats.peak[key] / 1048576).toFixed(0)).join(' / ') },
     { measure: 'attach: events received by the console', value: String(stats.events) },
     { measure: 'attach: gateway -> console event latency p50 / p99 / max (ms)', value: `${stats.latencyP50} / ${stats.latencyP99} / ${stats.latencyMax}`, target: 'p99 < 100', met: stats.latencyP99 < 100 },
   ];

@@ -28,6 +28,11 @@ export interface SubscribeHandlers<S = unknown, E = unknown> {
   onError?(error: Error): void;
 }
 
+export interface SubscribeOptions {
+  operator?: boolean;
+  view?: string;
+}
+
 export interface ControlSubscription {
   unsubscribe(): Promise<void>;
 }
@@ -37,8 +42,12 @@ export interface ControlClient {
   call<T = unknown>(method: string, params?: unknown): Promise<T>;
   hello(): Promise<ControlHello>;
   /** One subscription per client; resolves once `onSnapshot` has run. */
-  /** `operator`: this client is a console whose operator decides approvals (kept across reconnects). */
-  subscribe<S = unknown, E = unknown>(handlers: SubscribeHandlers<S, E>, options?: { operator?: boolean }): Promise<ControlSubscription>;
+  /**
+   * `operator`: this client is a console whose operator decides approvals; `view`: a named view of the
+   * stream (`"console"`: only what a console folds, docs/control-protocol.md). Both kept across reconnects.
+   * A gateway that does not know the view sends every event whole: handlers must accept both.
+   */
+  subscribe<S = unknown, E = unknown>(handlers: SubscribeHandlers<S, E>, options?: SubscribeOptions): Promise<ControlSubscription>;
   close(): Promise<void>;
   /** The socket path or tcp:// URL, for messages. */
   readonly target: string;
@@ -51,6 +60,7 @@ interface Subscription {
   handlers: SubscribeHandlers;
   /** A console: the gateway waits for its operator's approval decisions while one is subscribed. */
   operator: boolean;
+  view?: string;
   /** Set by the first result; what a resubscription after a reconnect resumes from. */
   cursor?: EventCursor;
 }
@@ -102,7 +112,7 @@ export async function connectControl(options: ControlClientOptions): Promise<Con
     options.onStatus?.('connected', label);
     const active = subscription;
     if (active?.cursor) {
-      current.request('events.subscribe', { since: active.cursor, ...(active.operator ? { operator: true } : {}) }, (result) => applySubscribeResult(active, result))
+      current.request('events.subscribe', { since: active.cursor, ...subscribeParams(active) }, (result) => applySubscribeResult(active, result))
         .catch((error: Error) => active.handlers.onError?.(error));
     }
   };
@@ -128,13 +138,13 @@ export async function connectControl(options: ControlClientOptions): Promise<Con
     target: label,
     call,
     hello: () => call<ControlHello>('control.hello'),
-    async subscribe<S, E>(handlers: SubscribeHandlers<S, E>, options: { operator?: boolean } = {}) {
+    async subscribe<S, E>(handlers: SubscribeHandlers<S, E>, options: SubscribeOptions = {}) {
       if (subscription) throw new OperatorError('conflict', 'This control client already has a subscription', 'Unsubscribe first; one subscription per client.');
       if (!ready || !session) return notConnected('events.subscribe');
-      const mine: Subscription = { handlers: handlers as SubscribeHandlers, operator: options.operator === true };
+      const mine: Subscription = { handlers: handlers as SubscribeHandlers, operator: options.operator === true, ...(options.view ? { view: options.view } : {}) };
       subscription = mine;
       try {
-        await session.request('events.subscribe', mine.operator ? { operator: true } : {}, (result) => applySubscribeResult(mine, result));
+        await session.request('events.subscribe', subscribeParams(mine), (result) => applySubscribeResult(mine, result));
       } catch (error) {
         if (subscription === mine) subscription = undefined;
         throw error;
@@ -154,6 +164,10 @@ export async function connectControl(options: ControlClientOptions): Promise<Con
       await session?.close('the client is closed');
     },
   };
+}
+
+function subscribeParams(subscription: Subscription): { operator?: true; view?: string } {
+  return { ...(subscription.operator ? { operator: true } : {}), ...(subscription.view ? { view: subscription.view } : {}) };
 }
 
 function applySubscribeResult(subscription: Subscription, raw: unknown): void {

@@ -7,7 +7,7 @@ import { isOperatorError } from '../operations/errors.js';
 import { createLineSplitter } from './framing.js';
 import type { EventJournal } from './journal.js';
 import { answerBuiltIn, checkRequest, forbidden, internalError, isRecord, methodNotFound, type Outcome } from './methods.js';
-import { operatorErrorToRpc, RPC, rpcError, type RpcError, type RpcId } from './protocol.js';
+import { operatorErrorToRpc, RPC, rpcError, type EventView, type RpcError, type RpcId } from './protocol.js';
 import { tokenMatches } from './tcp-guard.js';
 
 export interface ClientInfo {
@@ -39,8 +39,9 @@ export interface ConnectionContext {
   hello: () => object;
   snapshot: () => unknown;
   journal: EventJournal;
-  /** Adds or removes this connection from the event fan-out. */
-  setSubscribed(connection: ControlConnection, subscribed: boolean, operator?: boolean): void;
+  views?: Readonly<Record<string, EventView>>;
+  /** Adds or removes this connection from the event fan-out (`view`: the known view it asked for). */
+  setSubscribed(connection: ControlConnection, subscribed: boolean, operator?: boolean, view?: string): void;
 }
 
 export interface ControlConnection {
@@ -64,9 +65,10 @@ export function handleConnection(socket: net.Socket, ctx: ConnectionContext): Co
     hello: ctx.hello,
     snapshot: ctx.snapshot,
     journal: ctx.journal,
-    setSubscribed: (subscribed: boolean, operator = false) => {
+    ...(ctx.views ? { views: ctx.views } : {}),
+    setSubscribed: (subscribed: boolean, operator = false, view?: string) => {
       streaming = subscribed;
-      ctx.setSubscribed(connection, subscribed, operator);
+      ctx.setSubscribed(connection, subscribed, operator, view);
     },
   };
   let authenticated = ctx.token === undefined;

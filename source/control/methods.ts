@@ -3,7 +3,7 @@
  * and the answers of the built-in methods (`control.*`, `events.*`).
  */
 import type { EventJournal } from './journal.js';
-import { OPERATOR_ERROR_CODES, PROTOCOL_VERSION, RPC, rpcError, type EventCursor, type RpcError, type RpcId, type SubscribeResult } from './protocol.js';
+import { OPERATOR_ERROR_CODES, PROTOCOL_VERSION, RPC, rpcError, type ControlEvent, type EventCursor, type EventView, type RpcError, type RpcId, type SubscribeResult } from './protocol.js';
 
 export type Outcome = { result: unknown } | { error: RpcError };
 
@@ -18,8 +18,13 @@ export interface BuiltInContext {
   hello: () => object;
   snapshot: () => unknown;
   journal: EventJournal;
-  /** Adds the connection to the event fan-out, or removes it; `operator`: a console, whose operator decides approvals. */
-  setSubscribed(subscribed: boolean, operator?: boolean): void;
+  /** The views a subscriber may ask for by name (`view`); an unknown name gets the whole stream. */
+  views?: Readonly<Record<string, EventView>>;
+  /**
+   * Adds the connection to the event fan-out, or removes it; `operator`: a console, whose operator
+   * decides approvals; `view`: the known view it asked for.
+   */
+  setSubscribed(subscribed: boolean, operator?: boolean, view?: string): void;
 }
 
 /** A request object, or the id to answer with and why it is not one. */
@@ -61,20 +66,32 @@ export function answerBuiltIn(method: string, params: unknown, ctx: BuiltInConte
 /** Synchronous from the journal read to setSubscribed: no event can fall between the result and the stream. */
 function subscribe(params: unknown, ctx: BuiltInContext): Outcome {
   const cursor = subscribeCursor(params);
-  if (cursor === false) return invalidParams('events.subscribe', '{"since"?: {"epoch": "<string>", "seq": <integer ≥ 0>}, "operator"?: <boolean>}');
+  if (cursor === false) return invalidParams('events.subscribe', '{"since"?: {"epoch": "<string>", "seq": <integer ≥ 0>}, "operator"?: <boolean>, "view"?: "<string>"}');
   const { journal } = ctx;
+  const asked = isRecord(params) && typeof params.view === 'string' ? params.view : undefined;
+  const view = asked !== undefined && ctx.views && Object.hasOwn(ctx.views, asked) ? asked : undefined;
   const missed = cursor ? journal.since(cursor.seq, cursor.epoch) : undefined;
   const result: SubscribeResult = missed
-    ? { mode: 'resume', epoch: journal.epoch, seq: journal.seq, events: missed }
+    ? { mode: 'resume', epoch: journal.epoch, seq: journal.seq, events: view ? viewed(missed, ctx.views![view]!) : missed }
     : { mode: 'snapshot', epoch: journal.epoch, seq: journal.seq, snapshot: ctx.snapshot() };
-  ctx.setSubscribed(true, isRecord(params) && params.operator === true);
+  ctx.setSubscribed(true, isRecord(params) && params.operator === true, view);
   return { result };
+}
+
+function viewed(events: ControlEvent[], view: EventView): ControlEvent[] {
+  const kept: ControlEvent[] = [];
+  for (const event of events) {
+    const shown = view(event);
+    if (shown) kept.push(shown);
+  }
+  return kept;
 }
 
 /** `undefined`: no cursor (snapshot); `false`: malformed params. */
 function subscribeCursor(params: unknown): EventCursor | undefined | false {
   if (!optionalObject(params)) return false;
   if (params?.operator !== undefined && typeof params.operator !== 'boolean') return false;
+  if (params?.view !== undefined && typeof params.view !== 'string') return false;
   const since = params?.since;
   if (since === undefined) return undefined;
   if (!isRecord(since) || typeof since.epoch !== 'string' || !Number.isSafeInteger(since.seq) || (since.seq as number) < 0) return false;

@@ -48,6 +48,13 @@ export interface ControlEvent<T = unknown> {
   atMs: number;
 }
 
+/**
+ * A subscriber's view of the stream (`events.subscribe` with `"view": name`): the event as that kind
+ * of client uses it (large fields it never reads left out), or `undefined` to skip it. The seq is kept,
+ * so resume works the same; a view must not depend on anything but the event.
+ */
+export type EventView = (event: ControlEvent) => ControlEvent | undefined;
+
 /** Where a subscriber left off; `epoch` changes with every gateway start. */
 export interface EventCursor {
   epoch: string;

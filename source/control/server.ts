@@ -9,6 +9,7 @@ import path from 'node:path';
 import { ConfigError } from '../config/errors.js';
 import { handleConnection, type ClientInfo, type ControlConnection, type ControlLogger, type Dispatch } from './connection.js';
 import type { EventJournal } from './journal.js';
+import type { ControlEvent, EventView } from './protocol.js';
 import { checkSocketPath, listenPrivately, removeSocketFile } from './socket-file.js';
 import { isLoopbackHost } from './tcp-guard.js';
 
@@ -30,6 +31,8 @@ export interface ControlServerDeps {
   /** Synchronous, so it matches the journal's current seq exactly. */
   snapshot: () => unknown;
   journal: EventJournal;
+  /** Named views a subscriber may ask for (`events.subscribe` with `view`), e.g. what a console folds. */
+  views?: Readonly<Record<string, EventView>>;
   /** The gateway's identity for `control.hello`: pid, version, home, mode, webhookUrl, startedAtMs... */
   hello: () => object;
   logger: ControlLogger;
@@ -57,7 +60,8 @@ export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 export function createControlServer(deps: ControlServerDeps): ControlServer {
   const { logger, journal } = deps;
   const connections = new Set<ControlConnection>();
-  const subscribers = new Set<ControlConnection>();
+  /** Each subscriber and the view it asked for (`undefined`: every event, whole). */
+  const subscribers = new Map<ControlConnection, string | undefined>();
   const operators = new Set<ControlConnection>();
   let unixServer: net.Server | undefined;
   let tcpServer: net.Server | undefined;
@@ -81,8 +85,9 @@ export function createControlServer(deps: ControlServerDeps): ControlServer {
       hello: deps.hello,
       snapshot: deps.snapshot,
       journal,
-      setSubscribed: (which, subscribed, operator) => {
-        if (subscribed) subscribers.add(which);
+      ...(deps.views ? { views: deps.views } : {}),
+      setSubscribed: (which, subscribed, operator, view) => {
+        if (subscribed) subscribers.set(which, view);
         else subscribers.delete(which);
         if (subscribed && operator) operators.add(which);
         else operators.delete(which);
@@ -92,17 +97,25 @@ export function createControlServer(deps: ControlServerDeps): ControlServer {
     socket.on('close', () => connections.delete(connection));
   };
 
-  // Serialized once per event, whatever the number of subscribers.
-  const broadcast = (event: unknown) => {
-    if (subscribers.size === 0) return;
-    let line: string;
+  /** One `event` line; '' when the view skips the event, or (logged) when it cannot be made. */
+  const lineOf = (event: ControlEvent, view: EventView | undefined): string => {
     try {
-      line = `${JSON.stringify({ jsonrpc: '2.0', method: 'event', params: event })}\n`;
+      const shown = view ? view(event) : event;
+      return shown ? `${JSON.stringify({ jsonrpc: '2.0', method: 'event', params: shown })}\n` : '';
     } catch (error) {
-      logger.error({ err: error }, 'Gateway event could not be serialized for control subscribers; skipped');
-      return;
+      logger.error({ err: error, type: event.type }, 'Gateway event could not be serialized for control subscribers; skipped');
+      return '';
     }
-    for (const subscriber of subscribers) subscriber.sendLine(line);
+  };
+  // Serialized once per event and view, whatever the number of subscribers.
+  const broadcast = (event: ControlEvent) => {
+    if (subscribers.size === 0) return;
+    const lines = new Map<string | undefined, string>();
+    for (const [subscriber, view] of subscribers) {
+      let line = lines.get(view);
+      if (line === undefined) lines.set(view, (line = lineOf(event, view === undefined ? undefined : deps.views?.[view])));
+      if (line !== '') subscriber.sendLine(line);
+    }
   };
 
   const stop = async () => {

@@ -14,7 +14,7 @@ import { openStore, type Store } from '../store/database.js';
 import { faultSummary } from '../store/store-fault.js';
 import { coreState, initialState } from './gateway-state.js';
 import { createOperations, dispatchOperation, hasOperation, type Operations } from './index.js';
-import { createReadModel, type GatewayEvent, type GatewayHello, type GatewayState } from './state.js';
+import { consoleEventView, createReadModel, type GatewayEvent, type GatewayHello, type GatewayState } from './state.js';
 
 export interface GatewayHostOptions {
   home: HomeLayout;
@@ -84,6 +84,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     hasMethod: (method) => hasOperation(operations, method),
     snapshot: state,
     journal,
+    views: { console: consoleEventView },
     hello,
     logger,
   });

@@ -67,7 +67,7 @@ export function attachedLink(client: ControlClient, operations: Operations, init
       const subscription = client.subscribe<GatewayState, unknown>({
         onSnapshot: (state) => handlers.onSnapshot(state),
         onEvent: (event) => handlers.onEvent({ type: event.type, data: event.data } as GatewayEvent),
-      }, { operator: true });
+      }, { operator: true, view: 'console' });
       return () => void subscription.then((s) => s.unsubscribe()).catch(() => {});
     },
     onStatus(listener) {

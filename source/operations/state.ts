@@ -60,6 +60,31 @@ export const MAX_LOG_LINES = 2000;
 /** Events after which the parts that events do not carry (header, listener, routes) are read again. */
 export const resyncEvents: ReadonlySet<string> = new Set(['gateway.started', 'gateway.stopped', 'webhook.listening', 'webhook.routesChanged', 'config.changed', 'mcp.toolsChanged', 'store.faulted', 'store.recovered']);
 
+/** The event types `createReadModel` folds, and those after which a console reads the state again. */
+const consoleTypes: ReadonlySet<string> = new Set([
+  'webhook.received', 'webhook.runStarted', 'webhook.completed', 'log.line', 'run.started', 'run.finished', 'output.delivered',
+  'approval.requested', 'approval.resolved', 'approval.grantsChanged', 'job.changed', 'mcp.statusChanged', 'delivery.finished', ...resyncEvents,
+]);
+
+/**
+ * The control channel's `console` view (`events.subscribe` with `"view": "console"`): each event as
+ * the read model folds it. Events it does not fold are skipped (`run.progressed`, `job.started`...),
+ * and so are the large fields it never reads: a run's prompt, and the output and tool calls of runs a
+ * console did not start (under a webhook flood these were most of the bytes an attached console parsed).
+ */
+export function consoleEventView<E extends { type: string; data: unknown }>(event: E): E | undefined {
+  if (!consoleTypes.has(event.type)) return undefined;
+  if (event.type === 'run.started') {
+    const { prompt: _prompt, ...data } = event.data as EventMap['run.started'][0];
+    return { ...event, data };
+  }
+  if (event.type === 'run.finished') {
+    const data = event.data as EventMap['run.finished'][0];
+    if (data.origin !== 'console') return { ...event, data: { ...data, output: '', toolCalls: [] } };
+  }
+  return event;
+}
+
 /**
  * The read model: a GatewayState plus events folded in, in order. The gateway keeps one (for the
  * rings a snapshot carries: webhooks, logs, outputs, runs in flight) and every console keeps one

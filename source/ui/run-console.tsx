@@ -8,6 +8,7 @@ import { OperatorError } from '../operations/errors.js';
 import { inProcessLink, type GatewayLink } from '../operations/link.js';
 import { App, type AppProps } from './App.js';
 import { createConsoleModel } from './console-model.js';
+import { tuneHeap } from './heap-tuning.js';
 import { terminalIsInteractive } from './terminal.js';
 
 export interface ConsoleOptions {
@@ -45,6 +46,8 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
     local = { login: gateway.mcp.login, whileEditing: (work) => gateway.config.whileEditing(work) };
     stopGateway = (reason) => started.stop(reason);
   }
+  // Only an attached console: the in-process one also runs the gateway, whose intake wants V8's defaults.
+  const untuneHeap = link.where === 'attached' ? tuneHeap() : () => {};
   const model = createConsoleModel({ link });
   await model.ready();
 
@@ -53,6 +56,7 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
     stopping ??= (async () => {
       const clean = await stopGateway(reason);
       model.dispose();
+      untuneHeap();
       await link.close();
       app.unmount();
       // Past the deadline, parts still running (a run waiting for a full disk) would keep the process alive.

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { consoleEventView, createReadModel, type GatewayEvent, type GatewayState } from '../../source/operations/state.js';
+
+const empty: GatewayState = {
+  gateway: { pid: 1, approvalsPending: 0 } as unknown as GatewayState['gateway'],
+  approvals: [], approvalHistory: [], grants: [], mcpServers: [], jobs: [], webhooks: [], outputs: [], logs: [], runsInFlight: [], failedDeliveries: 0,
+};
+
+const run = (runId: string, origin: string, status = 'ok') => ({
+  runId, origin, status, output: `the long answer of ${runId}`, steps: 1, error: status === 'ok' ? undefined : 'failed',
+  toolCalls: [{ name: 'shell', args: {}, result: 'a big tool result' }], usage: { inputTokens: 1, outputTokens: 1 }, startedAtMs: 1, finishedAtMs: 2,
+});
+
+// One webhook's events as a headless gateway emits them, a console run, and events the read model does not fold.
+const events = [
+  { type: 'webhook.received', data: { route: 'r', event: 'push', deliveryId: 'd1', outcome: 'accepted', status: 202, latencyMs: 1, atMs: 1 } },
+  { type: 'webhook.runStarted', data: { seq: 1, route: 'r', event: 'push', deliveryId: 'd1', origin: 'webhook:r:d1', replayOf: null, atMs: 2 } },
+  { type: 'run.started', data: { runId: 'w1', origin: 'webhook:r:d1', prompt: 'a long prompt', atMs: 2 } },
+  { type: 'run.progressed', data: { runId: 'w1', origin: 'webhook:r:d1', event: { kind: 'text', text: 'step' } } },
+  { type: 'run.finished', data: run('w1', 'webhook:r:d1') },
+  { type: 'log.line', data: { atMs: 3, level: 'info', message: 'Delivered to log' } },
+  { type: 'delivery.finished', data: { target: 'log', subject: { kind: 'webhook' }, result: { ok: false, reason: 'down' } } },
+  { type: 'webhook.completed', data: { seq: 1, route: 'r', event: 'push', deliveryId: 'd1', state: 'failed', runId: 'w1', runStatus: 'ok', delivery: { ok: false, reason: 'down' }, atMs: 4 } },
+  { type: 'run.started', data: { runId: 'c1', origin: 'console', prompt: 'mine', atMs: 5 } },
+  { type: 'run.started', data: { runId: 'w2', origin: 'job:nightly', prompt: 'still running', atMs: 5 } },
+  { type: 'run.finished', data: run('c1', 'console', 'error') },
+  { type: 'output.delivered', data: { atMs: 6, title: 'out', text: 'text', failed: false } },
+  { type: 'job.started', data: { jobId: 'j1' } },
+] as unknown as GatewayEvent[];
+
+describe('the console view of the event stream', () => {
+  it('changes nothing the read model shows', () => {
+    const whole = createReadModel(empty);
+    const viewed = createReadModel(empty);
+    for (const event of events) {
+      whole.apply(event);
+      const shown = consoleEventView(event);
+      if (shown) viewed.apply(shown);
+    }
+    // Row keys are random per read model; everything else must match.
+    const shown = (state: GatewayState) => ({ ...state, webhooks: state.webhooks.map(({ key: _key, ...row }) => row) });
+    expect(shown(viewed.state())).toEqual(shown(whole.state()));
+    expect(whole.state().webhooks).toHaveLength(1);
+    expect(whole.state().runsInFlight).toEqual(['w2']);
+    expect(whole.state().outputs.map((output) => output.text)).toEqual(['text', 'failed\nthe long answer of c1']);
+  });
+
+  it('leaves out what a console never reads: unfolded events, prompts, other runs\' output and tool calls', () => {
+    const shown = events.map((event) => consoleEventView(event));
+    expect(shown.filter((event) => event === undefined)).toHaveLength(2); // run.progressed, job.started
+    expect(consoleEventView(events[2]!)!.data).toEqual({ runId: 'w1', origin: 'webhook:r:d1', atMs: 2 });
+    expect(consoleEventView(events[4]!)!.data).toMatchObject({ runId: 'w1', status: 'ok', output: '', toolCalls: [] });
+    expect(consoleEventView(events[10]!)).toBe(events[10]); // a console's own run: whole
+    expect(events[4]!.data).toMatchObject({ output: 'the long answer of w1' }); // the journal's event is not changed
+  });
+});
