@@ -182,6 +182,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
       case 'pane.previous': return setActive(panes[(panes.indexOf(active) + panes.length - 1) % panes.length]!);
       case 'pane.select': return panes[Number(input) - 1] ? setActive(panes[Number(input) - 1]!) : setNotice(`Pane ${input} is not there yet.`);
       case 'help.toggle': return push({ kind: 'help' });
+      case 'deliveries.open': return push({ kind: 'deliveries' });
       case 'commandLine.open': return push({ kind: 'command', text: '/' });
       case 'log.filter': return push({ kind: 'filter', text: filter });
       case 'config.edit': return void editConfigFile();
@@ -241,7 +242,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
           </Text>
         ))}
       </Box>
-      <FullOverlays stack={stack} context={{ width, height: rows - chrome, existingNames: state.mcpServers.map((server) => server.name), login: local?.login, openUrl, actions }} />
+      <FullOverlays stack={stack} context={{ width, height: rows - chrome, existingNames: state.mcpServers.map((server) => server.name), login: local?.login, openUrl, actions, ops, failedDeliveries: state.failedDeliveries }} />
       {elicitation ? <ElicitationDialog key={elicitation.id} request={elicitation} position={1} total={state.approvals.length} now={now} width={width} height={rows - chrome} onChoice={answer} /> : null}
       {dialogOpen && head && !elicitation ? <ApprovalDialog key={head.id} request={head} position={1} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} onChoice={decide} /> : null}
       {paneHidden ? null : (

@@ -6,7 +6,7 @@ export type KeyScope = 'global' | 'list' | 'approval' | 'mcp' | 'webhooks' | 'fo
 export type CommandName =
   | 'pane.next' | 'pane.previous' | 'pane.select'
   | 'list.up' | 'list.down' | 'item.open' | 'item.close'
-  | 'delivery.replay' | 'webhook.test' | 'item.copy' | 'item.edit' | 'config.edit'
+  | 'delivery.replay' | 'webhook.test' | 'item.copy' | 'item.edit' | 'config.edit' | 'deliveries.open'
   | 'commandLine.open' | 'help.toggle' | 'app.quit' | 'log.filter'
   | 'approval.approve' | 'approval.approveSession' | 'approval.deny'
   | 'mcp.login' | 'mcp.reconnect'
@@ -37,6 +37,7 @@ export const keymap: readonly KeyBinding[] = [
   { command: 'mcp.reconnect', scope: 'mcp', keys: 'R', description: 'reconnect the selected server', matches: char('R') },
   { command: 'item.copy', scope: 'list', keys: 'c', description: 'copy the item (a route: u URL, s secret)', matches: char('c') },
   { command: 'item.edit', scope: 'list', keys: 'e', description: 'edit the selected server, route or job', matches: char('e') },
+  { command: 'deliveries.open', scope: 'global', keys: 'D', description: 'failed and uncertain deliveries (send again with r)', matches: char('D') },
   { command: 'config.edit', scope: 'global', keys: 'E', description: 'edit config.json in $EDITOR', matches: char('E') },
   { command: 'log.filter', scope: 'global', keys: 'f', description: 'filter the log pane', matches: char('f') },
   { command: 'commandLine.open', scope: 'global', keys: '/', description: 'command line (/help lists commands)', matches: char('/') },

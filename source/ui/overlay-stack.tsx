@@ -3,7 +3,9 @@ import TextInput from 'ink-text-input';
 import type { ConfigIssue } from '../config/validate.js';
 import type { McpCommands } from '../mcp/gateway-component.js';
 import type { InstallLink } from '../operations/mcp-links.js';
+import type { Operations } from '../operations/index.js';
 import { ConfigProblems } from './components/ConfigProblems.js';
+import { DeliveriesOverlay } from './components/DeliveriesOverlay.js';
 import { Form } from './components/Form.js';
 import { HelpOverlay } from './components/HelpOverlay.js';
 import { InstallConfirmation, type InstallDecision } from './components/InstallConfirmation.js';
@@ -17,7 +19,7 @@ import { theme } from './theme.js';
 
 /** One overlay over the panes. App keeps a stack of them: the last is on top and gets keys first. */
 export type Overlay = { kind: 'help' } | { kind: 'command'; text: string } | { kind: 'filter'; text: string } | { kind: 'quit' } | { kind: 'install'; link: InstallLink }
-  | { kind: 'form'; form: EditForm; errors: FieldErrors; busy: boolean } | { kind: 'subscribed'; view: SubscribedView } | { kind: 'configProblems'; issues: ConfigIssue[]; reason: string } | { kind: 'login'; server: string };
+  | { kind: 'form'; form: EditForm; errors: FieldErrors; busy: boolean } | { kind: 'subscribed'; view: SubscribedView } | { kind: 'configProblems'; issues: ConfigIssue[]; reason: string } | { kind: 'login'; server: string } | { kind: 'deliveries' };
 export type StackedOverlay = Overlay & { id: number };
 type LineOverlay = Extract<StackedOverlay, { kind: 'command' | 'filter' | 'quit' }>;
 
@@ -49,6 +51,9 @@ export interface OverlayContext {
   login?: McpCommands['login'];
   openUrl: (url: string) => boolean;
   actions: OverlayActions;
+  ops: Pick<Operations, 'deliveries'>;
+  /** The gateway's failed-delivery count: the deliveries overlay reads its list again when it moves. */
+  failedDeliveries: number;
 }
 
 /**
@@ -74,6 +79,7 @@ function FullOverlay({ entry, context }: { entry: StackedOverlay; context: Overl
     case 'subscribed': return <SubscriptionCard view={entry.view} width={width} secretOf={actions.secretOf} onCopy={actions.copy} onClose={(text) => actions.close(entry.id, text)} />;
     case 'login': return context.login ? <LoginDialog key={entry.server} server={entry.server} login={context.login} openUrl={context.openUrl} copy={actions.copy} width={width} onClose={(text) => actions.close(entry.id, text)} /> : null;
     case 'configProblems': return <ConfigProblemsLayer entry={entry} width={width} height={height} actions={actions} />;
+    case 'deliveries': return <DeliveriesOverlay ops={context.ops} width={width} height={height} version={context.failedDeliveries} onClose={(text) => actions.close(entry.id, text)} />;
     default: return null;
   }
 }
