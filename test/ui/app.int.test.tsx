@@ -47,7 +47,7 @@ describe('console app with a real gateway core and the scripted model', () => {
       { text: 'Scratch folder cleaned.' },
     ]);
     fs.mkdirSync(path.join(home.workspaceDir, 'scratch'), { recursive: true });
-    await waitForFrame(lastFrame, (frame) => frame.includes('switchboard') && frame.includes('approvals 0'));
+    await waitForFrame(lastFrame, (frame) => frame.includes('approvals 0'));
     await openCommandLine(stdin, lastFrame);
     await type(stdin, lastFrame, 'run clean the scratch folder');
     stdin.write(keys.enter);

@@ -37,7 +37,7 @@ describe('console layout', () => {
     for (const pane of ['1', '2', '3', '4', '5', '6']) {
       stdin.write(pane);
       await new Promise((resolve) => setImmediate(resolve));
-      const frame = await waitForFrame(lastFrame, (f) => f.includes('switchboard'));
+      const frame = await waitForFrame(lastFrame, (f) => f.includes(' 1 MCP'));
       expect(fits(frame, 80, 24), `pane ${pane} overflows:\n${frame}`).toBe(true);
     }
     stdin.write('3');

@@ -21,6 +21,7 @@ function headerForms(state: ConsoleState, now: number) {
     { ...long, clock: '' },
     { ...long, failed: 'failed', clock: '' },
     { ...long, where: pid === undefined ? 'in-process' : `pid ${pid}`, failed: 'failed', clock: '' },
+    { brand: true, where: pid === undefined ? 'in-process' : `pid ${pid}`, rest: ` · ${listener} · ${model}`, approvals: 'approvals', failed: 'failed', clock: '' },
     { brand: false, where: pid === undefined ? 'in-process' : `pid ${pid}`, rest: ` · ${listener} · ${model}`, approvals: 'approvals', failed: 'failed', clock: '' },
     { brand: false, where: pid === undefined ? 'in-process' : `pid ${pid}`, rest: ` · ${listener} · ${snapshot.modelName ?? model}`, approvals: 'approvals', failed: 'failed', clock: '' },
     { brand: false, where: pid === undefined ? 'in-process' : `pid ${pid}`, rest: ` · ${listener} · ${snapshot.modelName ?? model}`, approvals: 'appr', failed: 'failed', clock: '' },
