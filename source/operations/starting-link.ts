@@ -30,7 +30,10 @@ export function startingGateway(home: HomeLayout, version: string): StartingGate
     resolveHost = resolve;
     rejectHost = reject;
   });
-  ready.catch(() => {}); // the start's caller reports the error; waiting operations get it too
+  const readyOperations = ready.then((started) => started.operations);
+  // The start's caller reports a failed start; operations waiting meanwhile fail with it.
+  ready.catch(() => {});
+  readyOperations.catch(() => {});
   const hello = (): GatewayHello => host?.hello() ?? {
     pid: process.pid, home: home.root, version, mode: 'console', startedAtMs: null, webhookUrl: null, socketPath: home.controlSocket, tcpUrl: null,
   };
@@ -38,7 +41,7 @@ export function startingGateway(home: HomeLayout, version: string): StartingGate
   const link: GatewayLink = {
     where: 'in-process',
     remote: false,
-    operations: deferredOperations(() => host?.operations, ready.then((started) => started.operations)),
+    operations: deferredOperations(() => host?.operations, readyOperations),
     hello,
     subscribe(handlers) {
       if (host) return inProcessLink(host).subscribe(handlers);
