@@ -43,11 +43,11 @@ process.on('exit', () => fs.writeFileSync(${JSON.stringify(list)}, seen.join('\\
 
 /** Start time is measured by scripts/bench-cli.ts; this pins what made the console's first frame early. */
 describe('console start: the first frame comes before the core', () => {
-  it('draws from the config before loading the gateway, Fastify, pino or the AI SDK; then starts the gateway; loads no es-toolkit barrel', { timeout: 60_000 }, async () => {
+  it('draws from the config before loading the gateway, Fastify, pino or the AI SDK; then starts the gateway; loads no es-toolkit barrel and does not scan react-reconciler', { timeout: 60_000 }, async () => {
     const home = tempHome();
     execFileSync(process.execPath, [cliPath, 'config', 'set', 'platforms.webhook.extra.port', '0', '--home', home.root], { stdio: 'ignore' });
     const recorder = frameRecorder(home.root);
-    tmux('new-session', '-d', '-s', 'console', '-x', '140', '-y', '45', `env -u NODE_OPTIONS ${process.execPath} --import ${recorder.hook} ${cliPath} --home ${home.root}`);
+    tmux('new-session', '-d', '-s', 'console', '-x', '140', '-y', '45', `env -u NODE_OPTIONS -u NODE_ENV ${process.execPath} --import ${recorder.hook} ${cliPath} --home ${home.root}`);
     // The gateway starts after the frame: its listener's URL reaches the lock file and the header.
     const url = await waitUntil(() => {
       try {
@@ -70,6 +70,9 @@ describe('console start: the first frame comes before the core', () => {
     for (const name of ['fastify', 'pino', 'ai', '@modelcontextprotocol/client']) expect(fromPackage(before, name), name).toEqual([]);
     // After the frame, the gateway was loaded and started.
     expect(entries.slice(frame).some((url) => url.endsWith('/dist/gateway/gateway.js'))).toBe(true);
+    // Ink's default import of react-reconciler is not scanned for export names (Node would follow it to the 814 KB development build).
+    expect(entries.filter((url) => url.endsWith('/react-reconciler/cjs/react-reconciler.development.js'))).toEqual([]);
+    expect(entries.some((url) => url.endsWith('/react-reconciler/cjs/react-reconciler.production.js'))).toBe(true);
     // Ink's one es-toolkit function, not the 400 modules of its compat barrel.
     expect(fromPackage(entries, 'es-toolkit').length).toBeGreaterThan(0);
     expect(fromPackage(entries, 'es-toolkit').length).toBeLessThan(10);
