@@ -4,7 +4,7 @@ import { gatewayOnHome } from '../operations/connect.js';
 import { ensureConfig, homeOf } from './context.js';
 import { print, reportError, say } from './output.js';
 import { connectTarget, type GlobalOptions } from './session.js';
-import { slimInkImports } from './slim-imports.js';
+import { loadYogaWithoutFetch, slimInkImports } from './slim-imports.js';
 import { version } from './version.js';
 
 /**
@@ -106,6 +106,7 @@ async function openConsole(command: Command): Promise<number> {
     const connect = connectTarget(command);
     if (!connect && !options.attach) ensureConfig(home, options.home);
     slimInkImports();
+    await loadYogaWithoutFetch();
     const { runConsole } = await import('../ui/run-console.js');
     return await runConsole({ home, version, ...(options.attach ? { attach: true } : {}), ...(connect ? { connect } : {}) });
   } catch (error) {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import module from 'node:module';
-import { fileURLToPath } from 'node:url';
+import module, { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const barrel = /\/node_modules\/es-toolkit\/dist\/compat\/index\.mjs$/;
 /** Marks Ink's default-only import of react-reconciler, which the load hook serves. */
@@ -32,4 +32,26 @@ export function slimInkImports(): void {
       return { format: 'module', shortCircuit: true, source: `import { createRequire } from 'node:module';\nexport default createRequire(${JSON.stringify(file)})(${JSON.stringify(file)});\n` };
     },
   });
+}
+
+/**
+ * Yoga (Ink's layout engine) reads its wasm from a `data:` URL with fetch() whenever fetch exists,
+ * which loads Node's bundled HTTP client (undici) and web streams, 30-40 ms, for bytes its loader
+ * otherwise decodes itself. Yoga is evaluated here, alone, with fetch hidden, then fetch is put
+ * back before any other module runs; Ink later imports the same module (same URL), already loaded.
+ */
+export async function loadYogaWithoutFetch(): Promise<void> {
+  let yoga: string;
+  try {
+    yoga = createRequire(import.meta.resolve('ink')).resolve('yoga-layout');
+  } catch {
+    return; // another layout: Ink loads Yoga itself, as before
+  }
+  const fetchProperty = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
+  if (fetchProperty) Reflect.deleteProperty(globalThis, 'fetch');
+  try {
+    await import(pathToFileURL(yoga).href);
+  } finally {
+    if (fetchProperty) Object.defineProperty(globalThis, 'fetch', fetchProperty);
+  }
 }

@@ -20,7 +20,8 @@ afterEach(() => {
 
 /**
  * A preloaded hook that records every module resolved, in order, and the mark `FRAME` at the first
- * write to the terminal that carries the console's footer: what was loaded before the first frame.
+ * write to the terminal that carries the console's footer: what was loaded before the first frame
+ * (and `UNDICI` before it when Node's bundled HTTP client was loaded by then).
  */
 function frameRecorder(dir: string): { hook: string; entries(): string[] } {
   const hook = path.join(dir, 'record-frame.mjs');
@@ -33,7 +34,11 @@ registerHooks({ resolve(specifier, context, next) { const result = next(specifie
 const write = process.stdout.write.bind(process.stdout);
 let framed = false;
 process.stdout.write = (chunk, ...rest) => {
-  if (!framed && String(chunk).includes('Press ? for keys')) { framed = true; seen.push('FRAME'); }
+  if (!framed && String(chunk).includes('Press ? for keys')) {
+    framed = true;
+    if (process.moduleLoadList.some((name) => name.includes('internal/deps/undici'))) seen.push('UNDICI');
+    seen.push('FRAME');
+  }
   return write(chunk, ...rest);
 };
 process.on('exit', () => fs.writeFileSync(${JSON.stringify(list)}, seen.join('\\n')));
@@ -43,7 +48,7 @@ process.on('exit', () => fs.writeFileSync(${JSON.stringify(list)}, seen.join('\\
 
 /** Start time is measured by scripts/bench-cli.ts; this pins what made the console's first frame early. */
 describe('console start: the first frame comes before the core', () => {
-  it('draws from the config before loading the gateway, Fastify, pino or the AI SDK; then starts the gateway; loads no es-toolkit barrel and does not scan react-reconciler', { timeout: 60_000 }, async () => {
+  it('draws from the config before loading the gateway, Fastify, pino or the AI SDK; then starts the gateway; no undici, no es-toolkit barrel, no scan of react-reconciler', { timeout: 60_000 }, async () => {
     const home = tempHome();
     execFileSync(process.execPath, [cliPath, 'config', 'set', 'platforms.webhook.extra.port', '0', '--home', home.root], { stdio: 'ignore' });
     const recorder = frameRecorder(home.root);
@@ -68,6 +73,8 @@ describe('console start: the first frame comes before the core', () => {
     expect(fromPackage(before, 'ink').length).toBeGreaterThan(0);
     expect(before.filter((url) => /\/dist\/(gateway\/gateway|operations\/host|webhooks\/server|mcp\/manager)\.js$/.test(url))).toEqual([]);
     for (const name of ['fastify', 'pino', 'ai', '@modelcontextprotocol/client']) expect(fromPackage(before, name), name).toEqual([]);
+    // Yoga's wasm is decoded from its data: URL without fetch(), which would load undici.
+    expect(before).not.toContain('UNDICI');
     // After the frame, the gateway was loaded and started.
     expect(entries.slice(frame).some((url) => url.endsWith('/dist/gateway/gateway.js'))).toBe(true);
     // Ink's default import of react-reconciler is not scanned for export names (Node would follow it to the 814 KB development build).
