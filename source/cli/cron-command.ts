@@ -2,7 +2,6 @@ import { Command } from 'commander';
 import type { JobRequestParams } from '../operations/jobs.js';
 import { homeOf } from './context.js';
 import { formatJob, formatJobTable, formatRunResult, formatRunTable, jobJson } from './cron-format.js';
-import { followRun } from './follow-run.js';
 import { print, say } from './output.js';
 import { sayWhere, withOperations } from './session.js';
 
@@ -117,6 +116,7 @@ export function cronCommand(): Command {
     .action((ref: string, options: { json?: boolean }, command: Command) => withOperations(command, async (session) => {
       say(session.where === 'gateway' ? `Running ${ref} on the gateway (pid ${session.hello.pid})...` : `No gateway is running: running ${ref} in this process...`);
       const { job } = await session.operations.jobs.show({ job: ref });
+      const { followRun } = await import('./follow-run.js'); // `cron run` only: the other cron commands do not load it
       const stop = await followRun(session, { origin: `job:${job.id}` }, false);
       const run = await session.operations.jobs.run({ job: job.id }).finally(stop);
       if (options.json) print(JSON.stringify(run, undefined, 2));

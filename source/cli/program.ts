@@ -1,23 +1,48 @@
 import { Command, CommanderError } from 'commander';
 import { resolveHome } from '../config/home.js';
 import { gatewayOnHome } from '../operations/connect.js';
-import { approvalsCommand } from './approvals-command.js';
-import { configCommand } from './config-command.js';
-import { cronCommand } from './cron-command.js';
-import { deliveriesCommand } from './deliveries-command.js';
-import { addInstallLinkCommands } from './mcp-install-commands.js';
-import { addOAuthCommands } from './mcp-oauth-commands.js';
 import { ensureConfig, homeOf } from './context.js';
-import { mcpCommand } from './mcp-command.js';
 import { print, reportError, say } from './output.js';
-import { runCommand } from './run-command.js';
-import { skillsCommand } from './skills-command.js';
 import { connectTarget, type GlobalOptions } from './session.js';
-import { webhookCommand } from './webhook-command.js';
+import { loadYogaWithoutFetch, slimInkImports } from './slim-imports.js';
 import { version } from './version.js';
 
+/**
+ * The command groups, each loaded when asked for: `cron list` loads the cron group only, not the
+ * MCP, OAuth, webhook or run code of the others (each pulls in its own modules). Order is help's order.
+ */
+const commandGroups: Record<string, () => Promise<Command>> = {
+  webhook: async () => (await import('./webhook-command.js')).webhookCommand(),
+  config: async () => (await import('./config-command.js')).configCommand(),
+  run: async () => (await import('./run-command.js')).runCommand(),
+  approvals: async () => (await import('./approvals-command.js')).approvalsCommand(),
+  skills: async () => (await import('./skills-command.js')).skillsCommand(),
+  cron: async () => (await import('./cron-command.js')).cronCommand(),
+  deliveries: async () => (await import('./deliveries-command.js')).deliveriesCommand(),
+  mcp: async () => {
+    const [{ mcpCommand }, { addOAuthCommands }, { addInstallLinkCommands }] = await Promise.all([import('./mcp-command.js'), import('./mcp-oauth-commands.js'), import('./mcp-install-commands.js')]);
+    const mcp = mcpCommand();
+    addOAuthCommands(mcp);
+    addInstallLinkCommands(mcp);
+    return mcp;
+  },
+};
 
-function buildProgram(): Command {
+/**
+ * The command tree `argv` needs: no group for the console, `gateway` or `status`, the one group it
+ * names, else the whole tree (help, `help <command>`, suggestions for a misspelt name).
+ */
+async function buildProgram(argv: string[]): Promise<Command> {
+  const program = baseProgram();
+  const named = argv.find((arg) => !arg.startsWith('-') && !isHomeValue(argv, arg));
+  const groups = named === undefined && !argv.some(isInfoFlag) ? []
+    : named !== undefined && program.commands.some((command) => command.name() === named) ? []
+      : named !== undefined && Object.hasOwn(commandGroups, named) ? [named] : Object.keys(commandGroups);
+  for (const command of await Promise.all(groups.map((name) => commandGroups[name]!()))) program.addCommand(command);
+  return program;
+}
+
+function baseProgram(): Command {
   const program = new Command('switchboard')
     .description('Agent service: MCP servers, scheduled jobs and webhooks turned into agent runs, with a live operator console.')
     .version(version, '-v, --version')
@@ -64,18 +89,6 @@ function buildProgram(): Command {
         print(`No gateway is running on ${home.root}`);
       }
     });
-
-  program.addCommand(webhookCommand());
-  program.addCommand(configCommand());
-  program.addCommand(runCommand());
-  program.addCommand(approvalsCommand());
-  program.addCommand(skillsCommand());
-  program.addCommand(cronCommand());
-  program.addCommand(deliveriesCommand());
-  const mcp = mcpCommand();
-  addOAuthCommands(mcp);
-  addInstallLinkCommands(mcp);
-  program.addCommand(mcp);
   return program;
 }
 
@@ -92,6 +105,8 @@ async function openConsole(command: Command): Promise<number> {
     const home = homeOf(command);
     const connect = connectTarget(command);
     if (!connect && !options.attach) ensureConfig(home, options.home);
+    slimInkImports();
+    await loadYogaWithoutFetch();
     const { runConsole } = await import('../ui/run-console.js');
     return await runConsole({ home, version, ...(options.attach ? { attach: true } : {}), ...(connect ? { connect } : {}) });
   } catch (error) {
@@ -101,7 +116,7 @@ async function openConsole(command: Command): Promise<number> {
 
 /** Runs the CLI and returns the exit code. No command: the main job (the console in a terminal, else the headless gateway). */
 export async function runCli(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   if (!argv.some((arg) => !arg.startsWith('-') && !isHomeValue(argv, arg)) && !argv.some(isInfoFlag)) {
     program.parseOptions(argv);
     const { home: homeFlag, attach, connect } = program.opts<GlobalOptions & { attach?: boolean }>();

@@ -5,7 +5,8 @@ import { copyToClipboard } from '../infra/clipboard.js';
 import { openInEditor } from '../infra/editor.js';
 import { attachLink, runningGatewayOn } from '../operations/connect.js';
 import { OperatorError } from '../operations/errors.js';
-import { inProcessLink, type GatewayLink } from '../operations/link.js';
+import type { HomeGateway } from '../operations/host.js';
+import type { GatewayLink } from '../operations/link.js';
 import { App, type AppProps } from './App.js';
 import { createConsoleModel } from './console-model.js';
 import { tuneHeap } from './heap-tuning.js';
@@ -32,6 +33,9 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
   let local: AppProps['local'];
   /** False when the in-process gateway did not stop within its deadline (the process then exits). */
   let stopGateway = async (_reason: string): Promise<boolean> => true;
+  /** In-process: starts the gateway once the first frame is on screen. */
+  let startGateway: (() => void) | undefined;
+  let startFailure: { error: unknown } | undefined;
   if (options.connect) {
     link = await attachLink({ url: options.connect.url, ...(options.connect.token ? { token: options.connect.token } : {}) });
   } else if (await runningGatewayOn(home)) {
@@ -39,12 +43,24 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
   } else if (options.attach) {
     throw new OperatorError('unavailable', `No gateway is running on ${home.root}`, 'Start one with: switchboard gateway (or run switchboard without --attach to run it in this console).');
   } else {
-    const { startHomeGateway } = await import('../operations/host.js'); // an attached console never loads the core
-    const started = await startHomeGateway(home, { mode: 'console', version: options.version });
-    link = inProcessLink(started.host);
-    const { gateway } = started.host;
-    local = { login: gateway.mcp.login, whileEditing: (work) => gateway.config.whileEditing(work) };
-    stopGateway = (reason) => started.stop(reason);
+    // The first frame is drawn from the config while the core loads and starts (an attached console never loads the core).
+    const { startingGateway } = await import('../operations/starting-link.js');
+    const starting = startingGateway(home, options.version);
+    link = starting.link;
+    const started = new Promise<HomeGateway | undefined>((resolve) => {
+      startGateway = () => void starting.start().then((running) => {
+        const { gateway } = running.host;
+        local = { login: gateway.mcp.login, whileEditing: (work) => gateway.config.whileEditing(work) };
+        app.rerender(view());
+        resolve(running);
+      }, (error: unknown) => {
+        // As before the console drew: the terminal back, then the error for the operator.
+        startFailure = { error };
+        resolve(undefined);
+        app.unmount();
+      });
+    });
+    stopGateway = async (reason) => (await (await started)?.stop(reason)) ?? true;
   }
   // Only an attached console: the in-process one also runs the gateway, whose intake wants V8's defaults.
   const untuneHeap = link.where === 'attached' ? tuneHeap() : () => {};
@@ -64,14 +80,17 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
     })();
     return stopping;
   };
-  const app = render(<App model={model} link={link} local={local} copy={copyToClipboard} openUrl={openUrlWhenDisplayed} openEditor={(file) => openInEditor(file)} onQuit={() => void shutdown('operator quit')} />, { exitOnCtrlC: false, alternateScreen: true, maxFps: 30, interactive: terminalIsInteractive() });
+  const view = () => <App model={model} link={link} local={local} copy={copyToClipboard} openUrl={openUrlWhenDisplayed} openEditor={(file) => openInEditor(file)} onQuit={() => void shutdown('operator quit')} />;
+  const app = render(view(), { exitOnCtrlC: false, alternateScreen: true, maxFps: 30, interactive: terminalIsInteractive() });
   const onSignal = (signal: NodeJS.Signals) => void shutdown(`${signal} received`);
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
+  setImmediate(() => startGateway?.()); // after the first frame is written
   await app.waitUntilExit();
   await stopping;
   process.off('SIGTERM', onSignal);
   process.off('SIGHUP', onSignal);
+  if (startFailure) throw startFailure.error;
   return 0;
 }
 

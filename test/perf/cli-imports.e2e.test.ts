@@ -30,12 +30,14 @@ describe('CLI start: what a short command loads', () => {
     expect(modules.filter((url) => url.includes('/node_modules/'))).toEqual([]);
   });
 
-  it('cron list with no gateway loads the jobs domain only: no gateway, Fastify, pino, Ajv compiler, conf, yaml, AI or MCP SDK', async () => {
+  it('cron list with no gateway loads the cron commands and the jobs domain only: no gateway, Fastify, pino, Ajv compiler, conf, yaml, AI or MCP SDK', async () => {
     const home = tempHome();
     await run(process.execPath, [cliPath, 'cron', 'create', 'every 30m', 'Summarise', '--home', home.root]);
     const { stdout, modules } = await modulesOf(['cron', 'list'], home.root);
     expect(stdout).toContain('summarise'); // job names are slugs
     expect(modules.some((url) => url.includes('/dist/scheduler/jobs-domain.js'))).toBe(true);
+    // The command tree holds the cron group only: the others (MCP, OAuth, webhooks, runs...) stay unloaded.
+    expect(modules.filter((url) => /\/dist\/cli\/[a-z-]+-commands?\.js$/.test(url)).map((url) => url.replace(/.*\/dist\/cli\//, ''))).toEqual(['cron-command.js']);
     expect(modules.filter((url) => /\/dist\/(gateway\/gateway|webhooks\/server|agent\/agent-stack|mcp\/manager)\.js$/.test(url))).toEqual([]);
     for (const name of ['fastify', 'pino', 'conf', 'yaml', 'ai', '@modelcontextprotocol/client', '@ai-sdk/openai']) expect(fromPackage(modules, name), name).toEqual([]);
     // The config is checked by the precompiled validator: Ajv's runtime helpers only, never its compiler.
