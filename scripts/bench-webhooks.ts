@@ -10,7 +10,8 @@
 //  4. memory: a listener with `--mcp-servers` stdio MCP servers (test/fixtures/mcp/fixture-server.mjs)
 //     connected: RSS once idle, then its peak (VmHWM) during 500 req/s.
 // Usage: npm run -s build && npx tsx scripts/bench-webhooks.ts [--rounds 5] [--duration 5] [--connections 50]
-//   [--load 2] [--fixed-duration 10] [--mcp-servers 10] [--cpu-prof DIR] [--smoke] [--json FILE]
+//   [--load 2] [--fixed-duration 10] [--mcp-servers 10] [--cpu-prof DIR] [--intake-only] [--smoke] [--json FILE]
+// `--intake-only`: phases 1 and 2 only (profiling, or comparing changes).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -28,6 +29,7 @@ const fixedDuration = args.number('fixed-duration', 10, 1);
 const mcpServers = args.number('mcp-servers', 10, 2);
 const rate = args.number('rate', 500);
 const profileDir = args.text('cpu-prof');
+const intakeOnly = args.flag('intake-only');
 requireBuild();
 
 /** The floor: raw body, HMAC check with timingSafeEqual, 202. Nothing else. */
@@ -159,5 +161,5 @@ if (busyWorkers > 0) {
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
 }
-rows.push(...(await fixedRate()), ...(await memoryWithMcp()));
+if (!intakeOnly) rows.push(...(await fixedRate()), ...(await memoryWithMcp()));
 report('Webhook intake (bench-webhooks)', rows, args);
