@@ -87,9 +87,11 @@ export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBodyBytes }, (_request, body, done) => done(null, body));
 
-    scope.addHook('onResponse', async (request, reply) => {
+    // Callback hooks, not async ones: no promise and no extra microtask per request (a sync throw is
+    // handled by Fastify the same way as a rejection).
+    scope.addHook('onResponse', (request, reply, done) => {
       const state = request.webhook;
-      if (!state) return;
+      if (!state) return done();
       deps.onOutcome({
         route: state.route,
         event: state.event,
@@ -100,6 +102,7 @@ export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
         ...(state.reason ? { reason: state.reason } : {}),
         atMs: deps.now(),
       });
+      done();
     });
 
     scope.setErrorHandler(async (error: Error & { code?: string; statusCode?: number }, request, reply) => {
@@ -125,16 +128,18 @@ export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
     });
 
     scope.post<{ Params: { name: string } }>('/webhooks/:name', {
-      onRequest: async (request, reply) => {
+      onRequest: (request, reply, done) => {
         const name = request.params.name;
         const headerEvent = eventHeader(request.headers);
         const givenDeliveryId = givenDeliveryIdOf(request.headers);
         const state: RequestState = { route: name.slice(0, 100), event: headerEvent || '-', deliveryId: givenDeliveryId || '-', headerEvent, givenDeliveryId };
         request.webhook = state;
         state.resolved = deps.findRoute(name);
-        if (!state.resolved) return refuse(reply, state, 'unknown_route', 404, `Unknown route: ${state.route}`, `No static route or subscription is named "${state.route}"; see: switchboard webhook list`);
+        // A refusal answers here and does not call done(): the request goes no further.
+        if (!state.resolved) return void refuse(reply, state, 'unknown_route', 404, `Unknown route: ${state.route}`, `No static route or subscription is named "${state.route}"; see: switchboard webhook list`);
         const length = Number(request.headers['content-length']);
-        if (Number.isFinite(length) && length > deps.maxBodyBytes) return refuse(reply, state, 'too_large', 413, 'Payload too large', tooLargeMessage(state.route, deps.maxBodyBytes));
+        if (Number.isFinite(length) && length > deps.maxBodyBytes) return void refuse(reply, state, 'too_large', 413, 'Payload too large', tooLargeMessage(state.route, deps.maxBodyBytes));
+        done();
       },
     }, async (request, reply) => handle(deps, request, reply));
   });
