@@ -10,8 +10,10 @@
 //  4. memory: a listener with `--mcp-servers` stdio MCP servers (test/fixtures/mcp/fixture-server.mjs)
 //     connected: RSS once idle, then its peak (VmHWM) during 500 req/s.
 // Usage: npm run -s build && npx tsx scripts/bench-webhooks.ts [--rounds 5] [--duration 5] [--connections 50]
-//   [--load 2] [--fixed-duration 10] [--mcp-servers 10] [--cpu-prof DIR] [--smoke] [--json FILE]
+//   [--load 2] [--fixed-duration 10] [--mcp-servers 10] [--cpu-prof DIR] [--intake-only] [--smoke] [--json FILE]
+// `--intake-only`: phases 1 and 2 only (profiling, or comparing changes).
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
@@ -28,6 +30,7 @@ const fixedDuration = args.number('fixed-duration', 10, 1);
 const mcpServers = args.number('mcp-servers', 10, 2);
 const rate = args.number('rate', 500);
 const profileDir = args.text('cpu-prof');
+const intakeOnly = args.flag('intake-only');
 requireBuild();
 
 /** The floor: raw body, HMAC check with timingSafeEqual, 202. Nothing else. */
@@ -66,6 +69,25 @@ const load = (url: string, options: { duration: number; connections: number; ove
   autocannon({ url: `${url}/webhooks/bench`, duration: options.duration, connections: options.connections, ...(options.overallRate ? { overallRate: options.overallRate } : {}), requests: benchRequests() });
 const accepted = (result: autocannon.Result, seconds: number) => (result.statusCodeStats?.['202']?.count ?? 0) / seconds;
 
+/** CPU time (user + system, every thread) a process has used so far, in ms (Linux /proc). */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+
+/**
+ * A measured load: accepted req/s and the server's CPU µs per accepted request. The CPU cost moves
+ * far less with the machine's load than req/s does (a busy machine takes CPU time away, it does not
+ * make each request cost more), so it shows what a change saved even when the ratio is noisy.
+ */
+async function measured(url: string, pid: number): Promise<{ rate: number; cpuUs: number }> {
+  const before = cpuMs(pid);
+  const result = await load(url, { duration, connections });
+  const spent = cpuMs(pid) - before;
+  const count = result.statusCodeStats?.['202']?.count ?? 0;
+  return { rate: count / duration, cpuUs: count > 0 ? (spent * 1000) / count : 0 };
+}
+
 /** `count` threads that spin until terminated: a machine busy with other work. */
 function busy(count: number): Worker[] {
   return Array.from({ length: count }, () => new Worker('for (;;) {}', { eval: true }));
@@ -76,18 +98,24 @@ async function intakeRounds(label: string): Promise<BenchRow[]> {
   const floor = await startFloor();
   const floorRates: number[] = [];
   const listenerRates: number[] = [];
+  const floorCpu: number[] = [];
+  const listenerCpu: number[] = [];
   try {
     for (let round = 0; round < rounds; round++) {
       await load(floor.url, { duration: 1, connections: 10 }); // warm-up
-      floorRates.push(accepted(await load(floor.url, { duration, connections }), duration));
+      const floorRound = await measured(floor.url, floor.child.pid!);
+      floorRates.push(floorRound.rate);
+      floorCpu.push(floorRound.cpuUs);
       const listener = await startGatewayProcess(benchConfig(), profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []);
       try {
         await load(listener.url, { duration: 1, connections: 10 });
-        listenerRates.push(accepted(await load(listener.url, { duration, connections }), duration));
+        const listenerRound = await measured(listener.url, listener.child.pid!);
+        listenerRates.push(listenerRound.rate);
+        listenerCpu.push(listenerRound.cpuUs);
       } finally {
         await listener.stop({ kill: !profileDir }); // its backlog is nobody's concern; a profile needs a clean exit
       }
-      process.stderr.write(`${label} round ${round + 1}: floor ${floorRates.at(-1)!.toFixed(0)}, listener ${listenerRates.at(-1)!.toFixed(0)} req/s\n`);
+      process.stderr.write(`${label} round ${round + 1}: floor ${floorRates.at(-1)!.toFixed(0)}, listener ${listenerRates.at(-1)!.toFixed(0)} req/s; CPU per request floor ${floorCpu.at(-1)!.toFixed(0)}, listener ${listenerCpu.at(-1)!.toFixed(0)} µs\n`);
     }
   } finally {
     floor.child.kill('SIGKILL');
@@ -97,6 +125,9 @@ async function intakeRounds(label: string): Promise<BenchRow[]> {
     { measure: `intake${label}: listener / floor accepted req/s, % (${connections} connections, ${duration} s rounds)`, value: formatSpread(ratios, 1, '%'), target: '>= 70%', met: spread(ratios).median >= 70 },
     { measure: `intake${label}: floor accepted req/s`, value: formatSpread(floorRates) },
     { measure: `intake${label}: listener accepted req/s`, value: formatSpread(listenerRates) },
+    { measure: `intake${label}: CPU µs per accepted request, floor`, value: formatSpread(floorCpu) },
+    { measure: `intake${label}: CPU µs per accepted request, listener (all threads)`, value: formatSpread(listenerCpu) },
+    { measure: `intake${label}: floor / listener CPU per request, %`, value: formatSpread(listenerCpu.map((cpu, index) => (floorCpu[index]! / cpu) * 100), 1, '%') },
   ];
 }
 
@@ -159,5 +190,5 @@ if (busyWorkers > 0) {
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
 }
-rows.push(...(await fixedRate()), ...(await memoryWithMcp()));
+if (!intakeOnly) rows.push(...(await fixedRate()), ...(await memoryWithMcp()));
 report('Webhook intake (bench-webhooks)', rows, args);

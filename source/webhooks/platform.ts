@@ -8,10 +8,11 @@ import type { Store } from '../store/database.js';
 import { createDeliveryStore, type DeliveryRecord, type DeliveryState } from '../store/webhook-deliveries.js';
 import { createSubscriptionStore } from '../store/webhook-subscriptions.js';
 import { subscriptionRoute, type ResolvedRoute, type ResolvedWebhooks } from './config.js';
+import { createIntakeSummary } from './intake-summary.js';
 import { createRateLimiter } from './rate-limit.js';
 import { createRunQueue, type RunQueueDeps } from './run-queue.js';
 import { buildWebhookServer, type IntakeInput, type WebhookServerDeps } from './server.js';
-import { renderExtra, renderPrompt } from './template.js';
+import { createTemplateCache, renderExtra, renderPrompt } from './template.js';
 import { testRequest } from './test-request.js';
 import type { WebhookRequestRecord } from './types.js';
 
@@ -54,6 +55,7 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     return subscription ? subscriptionRoute(subscription, settings) : undefined;
   };
 
+  const compiled = createTemplateCache();
   const accept = async (input: IntakeInput) => {
     const receivedAtMs = now();
     const outcome = deliveries.accept({
@@ -62,7 +64,7 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
       event: input.event,
       headers: input.headers,
       body: input.rawBody,
-      prompt: renderPrompt(input.route.prompt, input.payload),
+      prompt: renderPrompt(input.route.prompt === undefined ? undefined : compiled(input.route.prompt), input.payload),
       skills: input.route.skills,
       target: input.route.deliver,
       targetExtra: renderExtra(input.route.deliverExtra, input.payload),
@@ -74,19 +76,23 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     return outcome;
   };
 
+  const summary = createIntakeSummary({ logger, now });
   const onOutcome = (record: WebhookRequestRecord): void => {
-    const line = `webhook ${record.route} event=${record.event} delivery=${record.deliveryId} -> ${record.outcome} ${record.status} ${record.latencyMs}ms`;
-    const fields = { route: record.route, event: record.event, deliveryId: record.deliveryId, outcome: record.outcome, status: record.status, latencyMs: record.latencyMs, reason: record.reason };
-    // The connectivity ping (and any ignored event) is routine: debug only (spec 4.1 rule 2).
-    if (record.outcome === 'ignored') logger.debug(fields, line);
-    else if (record.status === 503) logger.warn(fields, line); // the store's fault is logged once where it starts
-    else if (record.status >= 500) logger.error(fields, line);
-    else if (record.outcome === 'accepted' || record.outcome === 'duplicate') logger.info({ ...fields, ...PER_DELIVERY }, line);
-    else logger.info(fields, line);
+    const routine = record.outcome === 'accepted' || record.outcome === 'duplicate';
+    // Accepted and duplicate requests are summed up per route at info (intake-summary.ts); each one
+    // is a debug line, built only when debug is on. Refusals and errors keep a line each.
+    if (routine) summary.count(record.route, record.outcome as 'accepted' | 'duplicate');
+    if (record.outcome === 'ignored' || routine) {
+      // The connectivity ping (and any ignored event) is routine: debug only (spec 4.1 rule 2).
+      if (logger.isLevelEnabled('debug')) logger.debug(routine ? { ...fieldsOf(record), ...PER_DELIVERY } : fieldsOf(record), lineOf(record));
+    } else if (record.status === 503) logger.warn(fieldsOf(record), lineOf(record)); // the store's fault is logged once where it starts
+    else if (record.status >= 500) logger.error(fieldsOf(record), lineOf(record));
+    else logger.info(fieldsOf(record), lineOf(record));
     deps.events?.emit('webhook.received', record);
   };
 
   const app: FastifyInstance = buildWebhookServer({ logger, maxBodyBytes: settings.maxBodyBytes, now, findRoute, rateLimiter, accept, onOutcome, ...(deps.health ? { health: deps.health } : {}) });
+  app.addHook('onClose', async () => summary.close());
 
   return {
     app,
@@ -149,3 +155,11 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
 }
 
 export type WebhookPlatform = ReturnType<typeof createWebhookPlatform>;
+
+function lineOf(record: WebhookRequestRecord): string {
+  return `webhook ${record.route} event=${record.event} delivery=${record.deliveryId} -> ${record.outcome} ${record.status} ${record.latencyMs}ms`;
+}
+
+function fieldsOf(record: WebhookRequestRecord) {
+  return { route: record.route, event: record.event, deliveryId: record.deliveryId, outcome: record.outcome, status: record.status, latencyMs: record.latencyMs, reason: record.reason };
+}

@@ -46,7 +46,8 @@ export function jsonDepth(text: string): number {
 }
 
 function jsonObject(text: string, what: string): BodyResult {
-  if (text.trim() === '') return { ok: false, status: 400, reason: `Empty ${what}: expected a JSON object` };
+  // A test, not trim(): trim() copies the whole body (up to 1 MB) to find it is not empty.
+  if (!/\S/.test(text)) return { ok: false, status: 400, reason: `Empty ${what}: expected a JSON object` };
   if (jsonDepth(text) > MAX_JSON_DEPTH) return { ok: false, status: 400, reason: `The ${what} nests deeper than ${MAX_JSON_DEPTH} levels (the limit for webhook payloads)` };
   let value: unknown;
   try {
@@ -60,18 +61,24 @@ function jsonObject(text: string, what: string): BodyResult {
   return { ok: true, value: value as Record<string, unknown> };
 }
 
-/** `X-GitHub-Event`, `X-Gitlab-Event`, payload `event_type`, payload `type`, else `unknown` (exact values). */
-export function eventName(headers: HeaderBag, payload: Record<string, unknown> | undefined): string {
-  const fromHeader = header(headers, 'x-github-event') || header(headers, 'x-gitlab-event');
-  if (fromHeader) return fromHeader;
+/** `X-GitHub-Event`, else `X-Gitlab-Event` (exact values); without one, eventOfPayload. */
+export function eventHeader(headers: HeaderBag): string | undefined {
+  return header(headers, 'x-github-event') || header(headers, 'x-gitlab-event');
+}
+
+/** The payload's `event_type`, else its `type`, else `unknown`: for senders without an event header. */
+export function eventOfPayload(payload: Record<string, unknown> | undefined): string {
   if (typeof payload?.event_type === 'string' && payload.event_type !== '') return payload.event_type;
   if (typeof payload?.type === 'string' && payload.type !== '') return payload.type;
   return 'unknown';
 }
 
-/** `X-GitHub-Delivery`, `X-Request-ID`, `webhook-id`; else a generated id, and then no deduplication (spec 6.5). */
-export function deliveryIdOf(headers: HeaderBag): { id: string; fromSender: boolean } {
-  const given = header(headers, 'x-github-delivery') || header(headers, 'x-request-id') || header(headers, 'webhook-id');
+/** `X-GitHub-Delivery`, `X-Request-ID`, `webhook-id`; else deliveryIdFrom generates one, and then no deduplication (spec 6.5). */
+export function givenDeliveryIdOf(headers: HeaderBag): string | undefined {
+  return header(headers, 'x-github-delivery') || header(headers, 'x-request-id') || header(headers, 'webhook-id');
+}
+
+export function deliveryIdFrom(given: string | undefined): { id: string; fromSender: boolean } {
   return given ? { id: given, fromSender: true } : { id: `gen-${randomUUID()}`, fromSender: false };
 }
 

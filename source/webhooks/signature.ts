@@ -28,11 +28,16 @@ export function verifyRequest(headers: HeaderBag, rawBody: Buffer, secrets: read
   return results.find((result) => !result.ok) ?? results[0]!;
 }
 
+/** `sha256=` and 64 lowercase hex digits: the only shape GitHub sends (and the only one that ever matched). */
+const githubShape = /^sha256=[0-9a-f]{64}$/;
+
 export function verifyGithub(value: string, rawBody: Buffer, secrets: readonly string[]): AuthResult {
   if (!isSane(value)) return { ok: false, reason: 'malformed X-Hub-Signature-256' };
-  const given = Buffer.from(value, 'utf8');
+  if (!githubShape.test(value)) return { ok: false, reason: 'X-Hub-Signature-256 does not match' };
+  // Raw digests compared: one 32-byte buffer per secret, no hex strings.
+  const given = Buffer.from(value.slice(7), 'hex');
   for (const secret of secrets) {
-    const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`, 'utf8');
+    const expected = createHmac('sha256', secret).update(rawBody).digest();
     if (given.length === expected.length && timingSafeEqual(given, expected)) return { ok: true, value: 'github' };
   }
   return { ok: false, reason: 'X-Hub-Signature-256 does not match' };

@@ -10,22 +10,56 @@ const forbidden = new Set(['__proto__', 'constructor', 'prototype']);
 
 type Lookup = { found: true; value: unknown } | { found: false };
 
+/** A template split once into text and placeholders (`path` null for `{__raw__}`). */
+export type CompiledTemplate = ReadonlyArray<string | { whole: string; path: string[] | null }>;
+
+export function compileTemplate(template: string): CompiledTemplate {
+  const parts: Array<CompiledTemplate[number]> = [];
+  let last = 0;
+  for (const match of template.matchAll(placeholder)) {
+    if (match.index > last) parts.push(template.slice(last, match.index));
+    parts.push({ whole: match[0], path: match[1] === '__raw__' ? null : match[1]!.split('.') });
+    last = match.index + match[0].length;
+  }
+  if (last < template.length) parts.push(template.slice(last));
+  return parts;
+}
+
 /**
  * Renders a route template against a payload (spec 2.9). Pure and single-pass: text that a
  * substitution brings in is never expanded again. `{a.b.0.c}` walks own properties and array
  * indexes; a path that does not resolve stays exactly as written; no other syntax exists.
  */
-export function renderTemplate(template: string, payload: unknown): string {
-  return template.replace(placeholder, (whole, path: string) => {
-    if (path === '__raw__') return JSON.stringify(payload).slice(0, RAW_CHARS);
-    const lookup = resolvePath(payload, path.split('.'));
-    return lookup.found ? display(lookup.value) : whole;
-  });
+export function renderTemplate(template: string | CompiledTemplate, payload: unknown): string {
+  let out = '';
+  for (const part of typeof template === 'string' ? compileTemplate(template) : template) {
+    if (typeof part === 'string') out += part;
+    else if (part.path === null) out += JSON.stringify(payload).slice(0, RAW_CHARS);
+    else {
+      const lookup = resolvePath(payload, part.path);
+      out += lookup.found ? display(lookup.value) : part.whole;
+    }
+  }
+  return out;
 }
 
 /** The prompt of a run: the template rendered, or the whole payload as indented JSON without one. */
-export function renderPrompt(template: string | undefined, payload: unknown): string {
+export function renderPrompt(template: string | CompiledTemplate | undefined, payload: unknown): string {
   return template === undefined ? JSON.stringify(payload, undefined, 2) : renderTemplate(template, payload);
+}
+
+/** Route templates compiled once each (a route's prompt is the same string on every request). */
+export function createTemplateCache(limit = 256) {
+  const compiled = new Map<string, CompiledTemplate>();
+  return (template: string): CompiledTemplate => {
+    let found = compiled.get(template);
+    if (!found) {
+      if (compiled.size >= limit) compiled.clear(); // routes were replaced many times: start over
+      found = compileTemplate(template);
+      compiled.set(template, found);
+    }
+    return found;
+  };
 }
 
 /**

@@ -40,6 +40,7 @@ describe('webhook intake over inject(): the documented check order', () => {
       const response = await post('gh', body, githubHeaders(SECRET, body, event, id));
       expect(response.statusCode).toBe(202);
       expect(response.json()).toEqual({ status: 'accepted', route: 'gh', event, delivery_id: id });
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
       const row = deliveries.findByDeliveryId(id)!;
       expect(row.prompt).toBe(`${(payload.action as string | undefined) ?? '{action}'} ${(payload.repository as { full_name: string }).full_name}`);
       expect(row.headers['x-github-event']).toBe(event);
@@ -255,6 +256,27 @@ describe('webhook intake over inject(): the documented check order', () => {
     expect(JSON.parse(requestLines[1]!)).toMatchObject({ outcome: 'unauthorized', status: 401, reason: 'X-Gitlab-Token does not match' });
     expect(log.text()).not.toContain('gitlab-token-secret-xyz');
     expect(log.text()).not.toContain('wrong-token-abc');
+  });
+});
+
+describe('intake logging at info: refusals one by one, accepted and duplicate requests summed up per route', () => {
+  it('writes no line per accepted or duplicate request, a line per refusal, a summary when the listener closes, and an event for every request', async () => {
+    const { post, log, gateway, received } = await started({ routes: { gh: { secret: SECRET, events: [] } }, level: 'info' });
+    const body = json({ zen: 'hi' });
+    const odd = 'odd "event" \\ name';
+    const first = await post('gh', body, githubHeaders(SECRET, body, odd, 'd-1'));
+    expect(first.statusCode).toBe(202);
+    expect(first.json()).toEqual({ status: 'accepted', route: 'gh', event: odd, delivery_id: 'd-1' });
+    expect((await post('gh', body, githubHeaders(SECRET, body, 'push', 'd-2'))).statusCode).toBe(202);
+    expect((await post('gh', body, githubHeaders(SECRET, body, 'push', 'd-1'))).statusCode).toBe(200);
+    expect((await post('gh', body, githubHeaders('wrong-secret', body, 'push', 'd-3'))).statusCode).toBe(401);
+    expect(received.map((record) => `${record.deliveryId}:${record.outcome}`)).toEqual(['d-1:accepted', 'd-2:accepted', 'd-1:duplicate', 'd-3:unauthorized']);
+    const requestLines = () => log.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => 'outcome' in entry);
+    expect(requestLines()).toEqual([expect.objectContaining({ level: 30, outcome: 'unauthorized', status: 401, deliveryId: 'd-3' })]);
+    expect(log.text()).not.toContain('Webhooks on route gh');
+    await gateway.stop('test over');
+    const summaries = log.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => String(entry.msg).startsWith('Webhooks on route'));
+    expect(summaries).toEqual([expect.objectContaining({ level: 30, route: 'gh', accepted: 2, duplicate: 1, msg: expect.stringMatching(/^Webhooks on route gh in the last \d+ s: 2 accepted, 1 duplicate$/) })]);
   });
 });
 

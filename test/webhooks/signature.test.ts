@@ -13,6 +13,10 @@ describe('webhook signatures (spec 5.1)', () => {
     expect(verifyRequest({ 'x-hub-signature-256': expected }, body, ['old-secret'], now).ok).toBe(false);
     expect(verifyRequest({ 'x-hub-signature-256': expected }, Buffer.concat([body, Buffer.from(' ')]), ['new-secret'], now).ok).toBe(false);
     expect(verifyRequest({ 'x-hub-signature-256': expected.toUpperCase() }, body, ['new-secret'], now).ok).toBe(false);
+    // The digest is decoded from hex: a value that is not exactly 64 hex digits never reaches the comparison.
+    for (const near of [`${expected.slice(0, -1)}g`, `${expected}00`, expected.slice(0, -2), `${expected.slice(0, -2)} 0`, expected.replace('sha256=', 'sha1=')]) {
+      expect(verifyRequest({ 'x-hub-signature-256': near }, body, ['new-secret'], now)).toEqual({ ok: false, reason: 'X-Hub-Signature-256 does not match' });
+    }
   });
 
   it('GitLab: X-Gitlab-Token compared as a plain string', () => {

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- real payloads are arbitrary JSON, read field by field in the expectations */
 import { describe, expect, it } from 'vitest';
-import { RAW_CHARS, renderExtra, renderPrompt, renderTemplate, VALUE_JSON_CHARS } from '../../source/webhooks/template.js';
+import { compileTemplate, createTemplateCache, RAW_CHARS, renderExtra, renderPrompt, renderTemplate, VALUE_JSON_CHARS } from '../../source/webhooks/template.js';
 import { githubExample, gitlabPayload } from '../helpers/webhooks.js';
 
 describe('templates (spec 2.9)', () => {
@@ -62,5 +62,18 @@ describe('templates (spec 2.9)', () => {
     // A lone placeholder keeps a number's type; text around it makes a string (issue #18 item 17).
     expect(renderExtra({ repo: '{repository.full_name}', pr_number: '{number}', title: 'PR {number}', fixed: 'x', n: 7, on: false }, pr))
       .toEqual({ repo: pr.repository.full_name, pr_number: pr.number, title: `PR ${pr.number}`, fixed: 'x', n: 7, on: false });
+  });
+});
+
+describe('compiled templates (a route prompt is split once)', () => {
+  it('renders like the template text, and the cache compiles each template once', () => {
+    const payload = { a: { b: [1, { c: 'x' }] }, n: 2 };
+    const template = 'pre {a.b.1.c} mid {missing.path} {n}{n} {__raw__} post';
+    expect(compileTemplate(template)).toEqual(['pre ', { whole: '{a.b.1.c}', path: ['a', 'b', '1', 'c'] }, ' mid ', { whole: '{missing.path}', path: ['missing', 'path'] }, ' ',
+      { whole: '{n}', path: ['n'] }, { whole: '{n}', path: ['n'] }, ' ', { whole: '{__raw__}', path: null }, ' post']);
+    expect(renderTemplate(compileTemplate(template), payload)).toBe(`pre x mid {missing.path} 22 ${JSON.stringify(payload)} post`);
+    const cache = createTemplateCache(2);
+    expect(cache(template)).toBe(cache(template));
+    expect(renderPrompt(cache('{n}'), payload)).toBe('2');
   });
 });
