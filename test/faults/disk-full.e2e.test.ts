@@ -46,6 +46,7 @@ function homeOnTmpfs() {
   });
   const config = defaultConfig();
   config.platforms!.webhook!.extra!.port = 0;
+  config.platforms!.webhook!.extra!.rate_limit = 100_000; // the test sends more than the default per minute
   config.platforms!.webhook!.extra!.routes = { hook: { secret: SECRET, prompt: 'Summarise {action}', deliver: 'log' } };
   writeConfigFile(home.configFile, config as Record<string, unknown>);
   return home;
@@ -106,10 +107,13 @@ describe.skipIf(!canMount)('the disk holding the home fills up (issue #18, item 
     }
     expect(refused).toMatchObject({ status: 503, retryAfter: '5', json: { error: 'Service unavailable', route: 'hook', message: expect.stringContaining('the disk holding state.db is full') } });
 
+    // Refused while full, each one logged: the log's last page fills up and the log drops lines too.
+    for (let n = 0; n < 30; n++) expect((await post(url, `refused-${n}`)).status).toBe(503);
+
     // Still answering, and saying why.
     const health = await fetch(`${url}/health`);
     expect(health.status).toBe(503);
-    expect(await health.json()).toMatchObject({ status: 'unavailable', store: { fault: { kind: 'full' } } });
+    expect(await health.json()).toMatchObject({ status: 'unavailable', store: { fault: { kind: 'full' } }, log: { fault: 'ENOSPC', dropped: expect.any(Number) } });
     expect((await runCli(['status', '--home', home.root])).code).toBe(0); // the control channel answers too
 
     // Space returns: intake carries on by itself.
