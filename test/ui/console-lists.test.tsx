@@ -1,0 +1,152 @@
+import { readFileSync, statSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderConsole, replaceText, typeText } from '../helpers/console.js';
+import { keys, waitForFrame } from '../helpers/ink.js';
+import { githubExample, githubHeaders, SECRET } from '../helpers/webhooks.js';
+
+const closers: Array<() => unknown> = [];
+afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
+
+const LONG_ROUTE = 'a-route-with-a-very-long-name-indeed';
+
+async function webhookConsole(options: { clipboard?: boolean } = {}) {
+  const view = await renderConsole({
+    ...options,
+    size: { columns: 160, rows: 50 },
+    edit: (config) => {
+      config.platforms!.webhook!.enabled = true;
+      config.platforms!.webhook!.extra!.routes = { gh: { secret: SECRET, prompt: 'Issue: {issue.title}', rate_limit: 1000 }, [LONG_ROUTE]: { secret: SECRET, rate_limit: 1000 } };
+    },
+  });
+  closers.push(view.close);
+  const app = view.gateway.webhookApp!;
+  const post = (deliveryId: string, route = 'gh') => {
+    const body = JSON.stringify(githubExample('issues', 'opened'));
+    return app.inject({ method: 'POST', url: `/webhooks/${route}`, headers: githubHeaders(SECRET, body, 'issues', deliveryId), payload: body });
+  };
+  view.stdin.write('2');
+  await waitForFrame(view.lastFrame, (frame) => frame.includes('route gh'));
+  return { ...view, post };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+const press = async (stdin: { write(data: string): void }, key: string, times = 1) => {
+  for (let count = 0; count < times; count += 1) {
+    stdin.write(key);
+    await tick();
+  }
+};
+/** The pane's title line: position and follow state. */
+const titleOf = (frame: string) => frame.split('\n').find((line) => line.startsWith('Routes and requests')) ?? '';
+
+describe('console lists: selection by id, follow mode, fixed columns', () => {
+  it('keeps the selected delivery while 20 newer ones arrive: the highlight, Enter and r all mean that delivery', async () => {
+    const { lastFrame, stdin, post, gateway } = await webhookConsole();
+    for (const id of ['d-0', 'd-1', 'd-2']) expect((await post(id)).statusCode).toBe(202);
+    await waitForFrame(lastFrame, (f) => /d-0\s+accepted/.test(f) && /d-2\s+accepted/.test(f));
+    // Rows: route gh, the long route, d-2, d-1, d-0. Select d-1 (the fourth row).
+    await press(stdin, keys.down, 3);
+    for (let n = 0; n < 20; n += 1) await post(`new-${n}`);
+    await waitForFrame(lastFrame, (f) => /new-19\s+accepted/.test(f), 10_000);
+    // 20 rows above it now: the selection moved down with its delivery.
+    expect(titleOf(lastFrame()!)).toContain('24/25 · paused (f follows)');
+    await press(stdin, 'r');
+    await waitForFrame(lastFrame, (f) => f.includes('Replay queued as d-1.replay-1.'));
+    const replays = gateway.webhooks.recent({ limit: 100 }).filter((record) => record.replayOf !== null);
+    expect(replays.map((record) => record.replayOf)).toEqual(['d-1']);
+    // The replay adds a row above too; Enter still opens d-1.
+    stdin.write(keys.enter);
+    await waitForFrame(lastFrame, (f) => /gh issues d-1: /.test(f));
+  });
+
+  it('follows the newest while the selection is at the top; f stops and starts it', async () => {
+    const { lastFrame, stdin, post } = await webhookConsole();
+    await post('d-0');
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('1/3 · following newest (f stops)'));
+    await press(stdin, 'f');
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('1/3 · paused (f follows)'));
+    // Paused on the top row: it stays selected when rows arrive (here a route row, which keeps its place).
+    await press(stdin, keys.down, 2);
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('3/3 · paused'));
+    await post('d-1');
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('4/4 · paused'));
+    await press(stdin, 'f');
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('1/4 · following newest'));
+    // Moving up to the top row follows again on its own.
+    await press(stdin, keys.down);
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('2/4 · paused'));
+    await press(stdin, keys.up);
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('1/4 · following newest'));
+  });
+
+  it('cuts a long route name to a fixed column: every row keeps its columns', async () => {
+    const { lastFrame, post, stdin, gateway } = await webhookConsole();
+    await post('d-short');
+    await post('d-long', LONG_ROUTE);
+    const frame = await waitForFrame(lastFrame, (f) => f.includes('d-short') && f.includes('d-long'));
+    const lines = frame.split('\n');
+    const short = lines.find((line) => line.includes('d-short'))!;
+    const long = lines.find((line) => line.includes('d-long'))!;
+    expect(long).not.toContain(LONG_ROUTE);
+    expect(long).toContain('a-route-with-a-very~ issues');
+    expect(long.indexOf('issues')).toBe(short.indexOf('issues'));
+    expect(long.indexOf('d-long')).toBe(short.indexOf('d-short'));
+    // Jobs too: a long name never pushes the schedule column.
+    gateway.jobs.create({ schedule: 'every 3h', prompt: 'p', name: 'short', deliver: 'log' });
+    gateway.jobs.create({ schedule: 'every 3h', prompt: 'p', name: `long-${'n'.repeat(60)}`, deliver: 'log' });
+    stdin.write('3');
+    const jobs = await waitForFrame(lastFrame, (f) => f.includes('long-nnn') && /^short\s/m.test(f));
+    const jobLines = jobs.split('\n');
+    const columnOf = (prefix: string) => jobLines.find((line) => line.startsWith(prefix))!.indexOf('every 3h');
+    expect(columnOf('long-')).toBe(columnOf('short'));
+  });
+});
+
+describe('console secrets and the test editor', () => {
+  it('without a clipboard, c s y writes the route secret to a 0600 file under the home and shows only its path', async () => {
+    const { lastFrame, stdin, home } = await webhookConsole({ clipboard: false });
+    await press(stdin, 'c');
+    await waitForFrame(lastFrame, (f) => f.includes('Copy from route gh'));
+    await press(stdin, 's');
+    await waitForFrame(lastFrame, (f) => f.includes('Copy the secret of route gh?'));
+    await press(stdin, 'y');
+    const frame = await waitForFrame(lastFrame, (f) => f.includes('No clipboard here: wrote the secret of route gh to'));
+    const file = `${home.root}/run/secrets/gh.secret`;
+    expect(frame).toContain('gh.secret (mode 0600)');
+    expect(frame).not.toContain(SECRET);
+    expect(readFileSync(file, 'utf8').trim()).toBe(SECRET);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('t keeps an invalid payload with its parse error in place, sets the event, and sends from under the selected route', async () => {
+    const { lastFrame, stdin, gateway } = await webhookConsole();
+    await press(stdin, 't');
+    const editor = await waitForFrame(lastFrame, (f) => f.includes('body  › {"test": true'));
+    const lines = editor.split('\n');
+    // Drawn right under the selected row (route gh), with its hint line.
+    expect(lines[lines.findIndex((line) => line.startsWith('route gh')) + 1]).toContain('event   test');
+    expect(editor).toContain('Tab event/body · Enter send · Esc close');
+    await replaceText(stdin, lastFrame, '');
+    await typeText(stdin, lastFrame, '{"n": 1,');
+    stdin.write(keys.enter);
+    const refused = await waitForFrame(lastFrame, (f) => f.includes('Not sent: invalid JSON'));
+    expect(refused).toContain('body  › {"n": 1,');
+    // Esc closes; t opens the same edit again.
+    await press(stdin, keys.escape);
+    await waitForFrame(lastFrame, (f) => !f.includes('body  ›'));
+    await press(stdin, 't');
+    await waitForFrame(lastFrame, (f) => f.includes('body  › {"n": 1,'));
+    await typeText(stdin, lastFrame, ' "q": 2}');
+    await press(stdin, keys.tab);
+    await waitForFrame(lastFrame, (f) => f.includes('event › test'));
+    await replaceText(stdin, lastFrame, 'push');
+    // Enter on the event goes to the body; Enter there sends.
+    stdin.write(keys.enter);
+    await waitForFrame(lastFrame, (f) => f.includes('body  › {"n": 1, "q": 2}'));
+    stdin.write(keys.enter);
+    const sent = await waitForFrame(lastFrame, (f) => f.includes('Test to gh: HTTP 202'));
+    const id = /delivery (test-[0-9a-f-]+)\)/.exec(sent)![1]!;
+    const record = gateway.webhooks.find(id)!;
+    expect(record.event).toBe('push');
+  });
+});
