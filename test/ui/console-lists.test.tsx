@@ -15,14 +15,14 @@ async function webhookConsole(options: { clipboard?: boolean } = {}) {
     size: { columns: 160, rows: 50 },
     edit: (config) => {
       config.platforms!.webhook!.enabled = true;
-      config.platforms!.webhook!.extra!.routes = { gh: { secret: SECRET, prompt: 'Issue: {issue.title}', rate_limit: 1000 }, [LONG_ROUTE]: { secret: SECRET, rate_limit: 1000 } };
+      config.platforms!.webhook!.extra!.routes = { gh: { secret: SECRET, prompt: 'Issue: {issue.title}', rate_limit: 1000 }, [LONG_ROUTE]: { secret: SECRET, rate_limit: 1000 }, tight: { secret: SECRET, rate_limit: 1 } };
     },
   });
   closers.push(view.close);
   const app = view.gateway.webhookApp!;
-  const post = (deliveryId: string, route = 'gh') => {
-    const body = JSON.stringify(githubExample('issues', 'opened'));
-    return app.inject({ method: 'POST', url: `/webhooks/${route}`, headers: githubHeaders(SECRET, body, 'issues', deliveryId), payload: body });
+  const post = (deliveryId: string, route = 'gh', { secret = SECRET, event = 'issues' } = {}) => {
+    const body = JSON.stringify(event === 'issues' ? githubExample('issues', 'opened') : { zen: 'hi' });
+    return app.inject({ method: 'POST', url: `/webhooks/${route}`, headers: githubHeaders(secret, body, event, deliveryId), payload: body });
   };
   view.stdin.write('2');
   await waitForFrame(view.lastFrame, (frame) => frame.includes('route gh'));
@@ -44,12 +44,12 @@ describe('console lists: selection by id, follow mode, fixed columns', () => {
     const { lastFrame, stdin, post, gateway } = await webhookConsole();
     for (const id of ['d-0', 'd-1', 'd-2']) expect((await post(id)).statusCode).toBe(202);
     await waitForFrame(lastFrame, (f) => /d-0\s+accepted/.test(f) && /d-2\s+accepted/.test(f));
-    // Rows: route gh, the long route, d-2, d-1, d-0. Select d-1 (the fourth row).
-    await press(stdin, keys.down, 3);
+    // Rows: route gh, the long route, tight, d-2, d-1, d-0. Select d-1 (the fifth row).
+    await press(stdin, keys.down, 4);
     for (let n = 0; n < 20; n += 1) await post(`new-${n}`);
     await waitForFrame(lastFrame, (f) => /new-19\s+accepted/.test(f), 10_000);
     // 20 rows above it now: the selection moved down with its delivery.
-    expect(titleOf(lastFrame()!)).toContain('24/25 · paused (f follows)');
+    expect(titleOf(lastFrame()!)).toContain('25/26 · paused (f follows)');
     await press(stdin, 'r');
     await waitForFrame(lastFrame, (f) => f.includes('Replay queued as d-1.replay-1.'));
     const replays = gateway.webhooks.recent({ limit: 100 }).filter((record) => record.replayOf !== null);
@@ -62,21 +62,21 @@ describe('console lists: selection by id, follow mode, fixed columns', () => {
   it('follows the newest while the selection is at the top; f stops and starts it', async () => {
     const { lastFrame, stdin, post } = await webhookConsole();
     await post('d-0');
-    await waitForFrame(lastFrame, (f) => titleOf(f).includes('1/3 · following newest (f stops)'));
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('1/4 · following newest (f stops)'));
     await press(stdin, 'f');
-    await waitForFrame(lastFrame, (f) => titleOf(f).includes('1/3 · paused (f follows)'));
-    // Paused on the top row: it stays selected when rows arrive (here a route row, which keeps its place).
-    await press(stdin, keys.down, 2);
-    await waitForFrame(lastFrame, (f) => titleOf(f).includes('3/3 · paused'));
-    await post('d-1');
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('1/4 · paused (f follows)'));
+    // Paused on d-0: a newer row above moves it down, still selected.
+    await press(stdin, keys.down, 3);
     await waitForFrame(lastFrame, (f) => titleOf(f).includes('4/4 · paused'));
+    await post('d-1');
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('5/5 · paused'));
     await press(stdin, 'f');
-    await waitForFrame(lastFrame, (f) => titleOf(f).includes('1/4 · following newest'));
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('1/5 · following newest'));
     // Moving up to the top row follows again on its own.
     await press(stdin, keys.down);
-    await waitForFrame(lastFrame, (f) => titleOf(f).includes('2/4 · paused'));
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('2/5 · paused'));
     await press(stdin, keys.up);
-    await waitForFrame(lastFrame, (f) => titleOf(f).includes('1/4 · following newest'));
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('1/5 · following newest'));
   });
 
   it('cuts a long route name to a fixed column: every row keeps its columns', async () => {
@@ -91,11 +91,22 @@ describe('console lists: selection by id, follow mode, fixed columns', () => {
     expect(long).toContain('a-route-with-a-very~ issues');
     expect(long.indexOf('issues')).toBe(short.indexOf('issues'));
     expect(long.indexOf('d-long')).toBe(short.indexOf('d-short'));
+    // Why refused or ignored rows were not run, on the row itself (cut to the pane; Enter shows it whole).
+    await post('d-short');
+    await post('d-bad', 'gh', { secret: 'wrong-secret-0000' });
+    await post('d-ping', 'gh', { event: 'ping' });
+    await post('d-t1', 'tight');
+    expect((await post('d-t2', 'tight')).statusCode).toBe(429);
+    const reasons = await waitForFrame(lastFrame, (f) => f.includes('d-t2'));
+    expect(reasons).toMatch(/d-bad\s+401\s+X-Hub-Signature-256 d/);
+    expect(reasons).toMatch(/d-ping\s+ignored\s+GitHub's ping is/);
+    expect(reasons).toMatch(/d-short\s+duplicate\s+delivery d-short was/);
+    expect(reasons).toMatch(/d-t2\s+429\s+\S/);
     // Jobs too: a long name never pushes the schedule column.
     gateway.jobs.create({ schedule: 'every 3h', prompt: 'p', name: 'short', deliver: 'log' });
     gateway.jobs.create({ schedule: 'every 3h', prompt: 'p', name: `long-${'n'.repeat(60)}`, deliver: 'log' });
     stdin.write('3');
-    const jobs = await waitForFrame(lastFrame, (f) => f.includes('long-nnn') && /^short\s/m.test(f));
+    const jobs = await waitForFrame(lastFrame, (f) => /^long-n+~? +every 3h/m.test(f) && /^short +every 3h/m.test(f));
     const jobLines = jobs.split('\n');
     const columnOf = (prefix: string) => jobLines.find((line) => line.startsWith(prefix))!.indexOf('every 3h');
     expect(columnOf('long-')).toBe(columnOf('short'));

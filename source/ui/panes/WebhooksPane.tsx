@@ -8,7 +8,7 @@ import { clockTime, column, fit } from '../format.js';
 import { useKeys } from '../input-router.js';
 import { theme } from '../theme.js';
 import type { WebhookRow } from '../../operations/webhook-rows.js';
-import { outcomeLabel, outcomeStyle, runStyle, WebhookDetails } from './webhook-details.js';
+import { outcomeLabel, outcomeStyle, reasonOf, runStyle, WebhookDetails } from './webhook-details.js';
 import { newDraft, parsePayload, TEST_EDITOR_LINES, WebhookTestEditor, type TestDraft } from './webhook-test-editor.js';
 
 type Mode = { kind: 'none' } | { kind: 'copy'; route: string } | { kind: 'secret'; route: string } | { kind: 'test'; route: string };
@@ -44,7 +44,7 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
       { text: outcomeLabel(row).padEnd(9), ...outcomeStyle(row) },
       { text: row.runState ? ` ${row.runState}` : '', ...runStyle(row) },
       // Why a request was refused or ignored (401, 429, duplicate, ignored event), else the delivery result.
-      { text: row.delivery ? ` ${row.delivery.ok ? row.delivery.detail : row.delivery.reason}` : row.reason ? ` ${row.reason}` : '', dim: true },
+      { text: row.delivery ? ` ${row.delivery.ok ? row.delivery.detail : row.delivery.reason}` : reasonOf(row) ? ` ${reasonOf(row)}` : '', dim: true },
     ],
   });
   // Built on demand: a ring of 500 costs only the rows on screen, at up to 30 renders a second.
