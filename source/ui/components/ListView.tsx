@@ -10,6 +10,8 @@ export interface ListRow {
   text: string;
   color?: string;
   dim?: boolean;
+  /** The pane's item behind the row: still there when the row has left the list (see `gone`). */
+  item?: unknown;
   /** Coloured pieces of `text` (their texts joined must equal it); cut to the width like `text`. */
   parts?: ReadonlyArray<{ text: string; color?: string; dim?: boolean }>;
 }
@@ -48,8 +50,11 @@ export function ListView({ rows, height, width, focused, empty, details, scopes 
   const [selection, setSelection] = useState<Selection>({ index: 0, follow: true });
   const [open, setOpen] = useState(false);
   // Open details keep their row even while following: new rows must not swap what is being read.
-  const index = resolve(rows, selection, !selection.follow || open);
-  const selected = rows.at(index);
+  const { index, gone } = resolve(rows, selection, !selection.follow || open);
+  // A selected row that left the list (a ring dropped it) stays the one r, c and Enter act on.
+  const remembered = useRef<ListRow | undefined>(undefined);
+  const selected = gone ? (remembered.current?.key === selection.key ? remembered.current : undefined) : rows.at(index);
+  if (!gone) remembered.current = selected;
   const last = useRef(selection);
   last.current = { ...selection, key: selected?.key ?? selection.key, index };
   const move = (to: number) => {
@@ -76,7 +81,7 @@ export function ListView({ rows, height, width, focused, empty, details, scopes 
   }, { layer: 'pane', active: focused });
 
   const titleLine = title === undefined ? null : (
-    <Text color={theme.dim}>{fit(`${title} · ${rows.length === 0 ? '0/0' : `${index + 1}/${rows.length}`}${followable ? (selection.follow ? ' · following newest (f stops)' : ' · paused (f follows)') : ''}`, width)}</Text>
+    <Text color={theme.dim}>{fit(`${title} · ${rows.length === 0 ? '0/0' : gone ? `the selected row left the list (${rows.length} kept)` : `${index + 1}/${rows.length}`}${followable ? (selection.follow ? ' · following newest (f stops)' : ' · paused (f follows)') : ''}`, width)}</Text>
   );
   const listHeight = Math.max(1, height - (titleLine ? 1 : 0) - (inline?.lines ?? 0));
   if (open && selected && details) return <Box flexDirection="column" height={height} overflow="hidden">{details(selected)}</Box>;
@@ -86,7 +91,7 @@ export function ListView({ rows, height, width, focused, empty, details, scopes 
     <Box flexDirection="column" height={height} overflow="hidden">
       {titleLine}
       {Array.from({ length: end - start }, (_unused, offset) => rows.at(start + offset)!).flatMap((row, offset) => [
-        <Text key={row.key} inverse={(focused || inline !== undefined) && start + offset === index} color={row.color} dimColor={row.dim}>
+        <Text key={row.key} inverse={(focused || inline !== undefined) && !gone && start + offset === index} color={row.color} dimColor={row.dim}>
           {row.parts ? fitParts(row.parts, width).map((part, at) => <Text key={at} color={part.color} dimColor={part.dim}>{part.text}</Text>) : fit(row.text, width)}
         </Text>,
         ...(inline && start + offset === index ? [<Box key="inline" flexDirection="column" flexShrink={0}>{inline.node}</Box>] : []),
@@ -95,13 +100,13 @@ export function ListView({ rows, height, width, focused, empty, details, scopes 
   );
 }
 
-/** The selected index now: the top while following, else where the selected key went (its old place if it is gone). */
-function resolve(rows: RowSource, selection: Selection, pinned: boolean): number {
+/** The selected index now: the top while following, else where the selected key went (`gone`: its old place, clamped). */
+function resolve(rows: RowSource, selection: Selection, pinned: boolean): { index: number; gone: boolean } {
   const clamp = (value: number) => Math.min(Math.max(0, value), Math.max(0, rows.length - 1));
-  if (!pinned || selection.key === undefined) return clamp(selection.follow ? 0 : selection.index);
-  if (rows.at(selection.index)?.key === selection.key) return selection.index;
+  if (!pinned || selection.key === undefined) return { index: clamp(selection.follow ? 0 : selection.index), gone: false };
+  if (rows.at(selection.index)?.key === selection.key) return { index: selection.index, gone: false };
   const found = rows.keyIndex ? rows.keyIndex(selection.key) : scan(rows, selection.key);
-  return clamp(found >= 0 ? found : selection.index);
+  return found >= 0 ? { index: found, gone: false } : { index: clamp(selection.index), gone: true };
 }
 
 function scan(rows: RowSource, key: string): number {

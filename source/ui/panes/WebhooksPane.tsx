@@ -38,6 +38,7 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
   const routeRow = (route: string): ListRow => ({ key: `route:${route}`, text: '', parts: [{ text: 'route ', dim: true }, { text: `${column(route, routeWidth)} ` }, { text: `${urlOf(route)}${webhook.subscriptions.includes(route) ? ' (subscription)' : ''}`, color: theme.accent }] });
   const deliveryRow = (row: WebhookRow): ListRow => ({
     key: row.key,
+    item: row,
     text: '',
     parts: [
       { text: `${clockTime(row.atMs)} ${column(row.route, routeWidth)} ${column(row.event, EVENT_WIDTH)} ${column(row.deliveryId, ID_WIDTH)} ` },
@@ -57,8 +58,9 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
       return at < 0 ? -1 : routes.length + at;
     },
   };
-  const routeOf = (row: ListRow | undefined): string | undefined => row?.key.startsWith('route:') ? row.key.slice(6) : state.webhooks.find((entry) => entry.key === row?.key)?.route;
-  const deliveryOf = (row: ListRow | undefined) => state.webhooks.find((entry) => entry.key === row?.key);
+  // The row's own item when the ring has dropped it (a flood went by the selected delivery).
+  const deliveryOf = (row: ListRow | undefined) => state.webhooks.find((entry) => entry.key === row?.key) ?? (row?.item as WebhookRow | undefined);
+  const routeOf = (row: ListRow | undefined): string | undefined => row?.key.startsWith('route:') ? row.key.slice(6) : deliveryOf(row)?.route;
 
   // A prompt of the pane (copy, secret confirm) is a modal layer over its list: typed keys stay here.
   useKeys((input) => {
