@@ -59,6 +59,19 @@ describe('console lists: selection by id, follow mode, fixed columns', () => {
     await waitForFrame(lastFrame, (f) => /gh issues d-1: /.test(f));
   });
 
+  it('keeps a selected delivery the ring of 500 has dropped: r still replays exactly it', { timeout: 120_000 }, async () => {
+    const { lastFrame, stdin, post, gateway } = await webhookConsole();
+    await post('d-keep');
+    await waitForFrame(lastFrame, (f) => /d-keep\s+accepted/.test(f));
+    await press(stdin, keys.down, 3);
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('4/4 · paused'));
+    for (let batch = 0; batch < 11; batch += 1) await Promise.all(Array.from({ length: 50 }, (_unused, n) => post(`flood-${batch}-${n}`)));
+    await waitForFrame(lastFrame, (f) => titleOf(f).includes('the selected row left the list (503 kept)'), 30_000);
+    await press(stdin, 'r');
+    await waitForFrame(lastFrame, (f) => f.includes('Replay queued as d-keep.replay-1.'));
+    expect(gateway.webhooks.recent({ limit: 1000 }).filter((record) => record.replayOf !== null).map((record) => record.replayOf)).toEqual(['d-keep']);
+  });
+
   it('follows the newest while the selection is at the top; f stops and starts it', async () => {
     const { lastFrame, stdin, post } = await webhookConsole();
     await post('d-0');
