@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderConsole, replaceText, typeText } from '../helpers/console.js';
+import { renderConsole, replaceText, slash, typeText } from '../helpers/console.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
 import { githubExample, githubHeaders, SECRET } from '../helpers/webhooks.js';
 
@@ -172,5 +172,27 @@ describe('console secrets and the test editor', () => {
     const id = /delivery (test-[0-9a-f-]+)\)/.exec(sent)![1]!;
     const record = gateway.webhooks.find(id)!;
     expect(record.event).toBe('push');
+  });
+});
+
+describe('the subscription card without a clipboard', () => {
+  it('c s y on a new subscription writes its secret to a 0600 file too: never on the screen', async () => {
+    const view = await renderConsole({ size: { columns: 200, rows: 30 }, clipboard: false });
+    closers.push(view.close);
+    const { lastFrame, stdin, gateway, home } = view;
+    await waitForFrame(lastFrame, (f) => f.includes('switchboard in-process · http://127.0.0.1:'));
+    await slash(stdin, lastFrame, 'webhook subscribe ci --events push');
+    await waitForFrame(lastFrame, (f) => f.includes('Subscribed "ci"'));
+    const secret = gateway.webhooks.secretFor('ci');
+    if (!secret.ok) throw new Error(secret.reason);
+    // The card is drawn before React's effects attach its key handler: let them run.
+    for (let count = 0; count < 10; count += 1) await tick();
+    await press(stdin, 'c');
+    await waitForFrame(lastFrame, (f) => f.includes('Copy: u the URL · s the secret'));
+    await press(stdin, 's');
+    await press(stdin, 'y');
+    const frame = await waitForFrame(lastFrame, (f) => f.includes('No clipboard here: wrote the secret of ci to'));
+    expect(frame).not.toContain(secret.value);
+    expect(readFileSync(`${home.root}/run/secrets/ci.secret`, 'utf8').trim()).toBe(secret.value);
   });
 });
