@@ -96,10 +96,10 @@ describe('console lists: selection by id, follow mode, fixed columns', () => {
     const { lastFrame, post, stdin, gateway } = await webhookConsole();
     await post('d-short');
     await post('d-long', LONG_ROUTE);
-    const frame = await waitForFrame(lastFrame, (f) => f.includes('d-short') && f.includes('d-long'));
+    const frame = await waitForFrame(lastFrame, (f) => /d-short\s+accepted/.test(f) && /d-long\s+accepted/.test(f));
     const lines = frame.split('\n');
-    const short = lines.find((line) => line.includes('d-short'))!;
-    const long = lines.find((line) => line.includes('d-long'))!;
+    const short = lines.find((line) => /d-short\s+accepted/.test(line))!;
+    const long = lines.find((line) => /d-long\s+accepted/.test(line))!;
     expect(long).not.toContain(LONG_ROUTE);
     expect(long).toContain('a-route-with-a-very~ issues');
     expect(long.indexOf('issues')).toBe(short.indexOf('issues'));
@@ -110,7 +110,8 @@ describe('console lists: selection by id, follow mode, fixed columns', () => {
     await post('d-ping', 'gh', { event: 'ping' });
     await post('d-t1', 'tight');
     expect((await post('d-t2', 'tight')).statusCode).toBe(429);
-    const reasons = await waitForFrame(lastFrame, (f) => f.includes('d-t2'));
+    // The log column on the right names the deliveries too: wait for the rows themselves.
+    const reasons = await waitForFrame(lastFrame, (f) => /d-t2\s+429/.test(f) && /d-ping\s+ignored/.test(f) && /d-bad\s+401/.test(f) && /d-short\s+duplicate/.test(f));
     expect(reasons).toMatch(/d-bad\s+401\s+X-Hub-Signature-256 d/);
     expect(reasons).toMatch(/d-ping\s+ignored\s+GitHub's ping is/);
     expect(reasons).toMatch(/d-short\s+duplicate\s+delivery d-short was/);
