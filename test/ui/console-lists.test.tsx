@@ -124,6 +124,8 @@ describe('console lists: selection by id, follow mode, fixed columns', () => {
     const jobLines = jobs.split('\n');
     const columnOf = (prefix: string) => jobLines.find((line) => line.startsWith(prefix))!.indexOf('every 3h');
     expect(columnOf('long-')).toBe(columnOf('short'));
+    // The list's title line gives the position.
+    expect(jobs).toMatch(/^Jobs · 1\/2/m);
   });
 });
 

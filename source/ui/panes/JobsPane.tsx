@@ -29,7 +29,7 @@ export function JobsPane({ state, ops, height, width, focused, now, onNotice, on
   }));
   return (
     <ListView
-      rows={rows} height={height} width={width} focused={focused}
+      rows={rows} height={height} width={width} focused={focused} title="Jobs"
       empty="No jobs. Create one with /cron create <schedule> <prompt> (or switchboard cron create)."
       onCommand={(command, row) => {
         if (command === 'item.edit') return row ? onEdit({ kind: 'job', id: row.key }) : onNotice('No job selected.');

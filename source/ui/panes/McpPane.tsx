@@ -33,7 +33,7 @@ export function McpPane({ state, ops, height, width, focused, onNotice, onEdit, 
   });
   return (
     <ListView
-      rows={rows} height={height} width={width} focused={focused} scopes={['mcp']}
+      rows={rows} height={height} width={width} focused={focused} scopes={['mcp']} title="MCP servers"
       empty="No MCP servers. Add one with: switchboard mcp add <name> --command <cmd> [--arg A]... (or --url <URL>); the console connects it within seconds."
       onCommand={(command, row) => {
         if (command === 'mcp.login') {
