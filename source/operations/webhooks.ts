@@ -1,3 +1,5 @@
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { MASK } from '../config/mask.js';
 import type { WebhookRouteView } from '../gateway/gateway.js';
 import type { DeliveryRecord, DeliveryState } from '../store/webhook-deliveries.js';
@@ -30,6 +32,11 @@ export interface WebhookOperations {
   delivery(params: { deliveryId: string }): Promise<DeliveryRecord>;
   /** A route's first secret, for the console's copy (never logged). */
   secret(params: { route: string }): Promise<{ secret: string }>;
+  /**
+   * A route's first secret written to `<home>/run/secrets/<route>.secret` (mode 0600) where the
+   * gateway runs: the console's answer to `c` without a clipboard, since it never draws a secret.
+   */
+  writeSecret(params: { route: string }): Promise<{ path: string }>;
   counts(params: Record<string, never>): Promise<Record<DeliveryState, number> | null>;
 }
 
@@ -103,6 +110,18 @@ export function createWebhookOperations(core: OperationsCore): WebhookOperations
     },
     async secret(params: Params) {
       return { secret: checked((await webhooks()).secretFor(text(params, 'route', 'webhooks.secret')), 'No secret', 'not_found') };
+    },
+    async writeSecret(params: Params) {
+      const route = text(params, 'route', 'webhooks.writeSecret');
+      const secret = checked((await webhooks()).secretFor(route), 'No secret', 'not_found');
+      const dir = path.join(core.home.root, 'run', 'secrets');
+      // Only [A-Za-z0-9._-] in the file name: a route name never walks out of the folder.
+      const file = path.join(dir, `${route.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_')}.secret`);
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await writeFile(file, `${secret}\n`, { mode: 0o600 });
+      // writeFile keeps an existing file's mode: set it again.
+      await chmod(file, 0o600);
+      return { path: file };
     },
     async counts() {
       return (await core.gateway()).webhooks.counts();

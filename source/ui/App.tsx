@@ -90,8 +90,19 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
   };
   const update = (id: number, next: Overlay) => setStack((list) => list.map((entry) => (entry.id === id ? { ...next, id } : entry)));
 
-  const copyThing = (text: string, what: string) => {
-    void copy(text).then((ok) => setNotice(ok ? `Copied ${what} to the clipboard.` : `No clipboard here; ${what}: ${text.slice(0, width - 20)}`));
+  /** Secrets handed out for a copy, by value: whatever the caller, a secret is never drawn. */
+  const secrets = useRef(new Map<string, string>());
+  const copyThing = (text: string, what: string, secretOf?: string) => {
+    const route = secretOf ?? secrets.current.get(text);
+    void copy(text).then((ok) => {
+      if (ok) return setNotice(`Copied ${what} to the clipboard.`);
+      if (route === undefined) return setNotice(`No clipboard here; ${what}: ${text.slice(0, width - 20)}`);
+      // No clipboard and a secret: a 0600 file where the gateway runs, and only its path on screen.
+      setNotice(`No clipboard here; writing ${what} to a file (it is never shown)...`);
+      void ops.webhooks.writeSecret({ route }).then(
+        ({ path }) => setNotice(`No clipboard here: wrote ${what} to ${path} (mode 0600${link.remote ? ', on the gateway\'s machine' : ''}).`),
+        (error: unknown) => setNotice(`Secret not written: ${(error as Error).message}`));
+    });
   };
 
   const runSlash = (line: string) => {
@@ -205,7 +216,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
       if (kind === 'filter') setFilter(text.trim());
       else runSlash(text);
     },
-    secretOf: (route) => ops.webhooks.secret({ route }).then(({ secret }) => secret),
+    secretOf: (route) => ops.webhooks.secret({ route }).then(({ secret }) => { secrets.current.set(secret, route); return secret; }),
   };
 
   // Fixed lines: header (and the disconnected banner), tabs, bottom line. The dialog's arguments get what is left after a 3-line pane.

@@ -32,3 +32,10 @@ export function fit(text: string, width: number): string {
   if (width <= 1) return flat.slice(0, Math.max(0, width));
   return flat.length > width ? `${flat.slice(0, width - 1)}${CUT_MARK}` : flat;
 }
+
+/** A fixed-width column: padded to `width`, or cut with the mark, so a long name never shifts the next column. */
+export function column(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, ' ');
+  if (flat.length <= width) return flat.padEnd(width);
+  return width <= 1 ? flat.slice(0, Math.max(0, width)) : `${flat.slice(0, width - 1)}${CUT_MARK}`;
+}

@@ -12,9 +12,10 @@ import { keys, waitForFrame } from './ink.js';
  * control socket; dry-run model unless `edit` says otherwise) in a temp home with config.json
  * written; `size` sets the terminal (ink-testing-library is 100 columns wide otherwise); `editor`
  * is the EDITOR command `E` runs (default: `false`, which fails); `link` attaches the console to
- * another gateway instead (a link from attachLink). Push the returned `close` into the test's cleanup.
+ * another gateway instead (a link from attachLink); `clipboard: false` makes every copy fail (a
+ * terminal without one). Push the returned `close` into the test's cleanup.
  */
-export async function renderConsole(options: { edit?: (config: ConfigFile) => void; size?: { columns: number; rows: number }; editor?: string; link?: (home: ReturnType<typeof preparedHome>) => Promise<GatewayLink> } = {}) {
+export async function renderConsole(options: { edit?: (config: ConfigFile) => void; size?: { columns: number; rows: number }; editor?: string; link?: (home: ReturnType<typeof preparedHome>) => Promise<GatewayLink>; clipboard?: boolean } = {}) {
   const home = preparedHome(options.edit ?? (() => {}));
   const host = await startHost(home, 'console');
   const { gateway } = host;
@@ -26,7 +27,7 @@ export async function renderConsole(options: { edit?: (config: ConfigFile) => vo
   const opened: string[] = [];
   let quits = 0;
   const local = options.link ? undefined : { login: gateway.mcp.login, whileEditing: <T,>(work: () => Promise<T>) => gateway.config.whileEditing(work) };
-  const view = render(<App model={model} link={link} local={local} copy={async (text) => { copied.push(text); return true; }} openUrl={(url) => { opened.push(url); return true; }} openEditor={(file) => openInEditor(file, { ...process.env, EDITOR: options.editor ?? 'false' })} onQuit={() => { quits += 1; }} />);
+  const view = render(<App model={model} link={link} local={local} copy={async (text) => { if (options.clipboard === false) return false; copied.push(text); return true; }} openUrl={(url) => { opened.push(url); return true; }} openEditor={(file) => openInEditor(file, { ...process.env, EDITOR: options.editor ?? 'false' })} onQuit={() => { quits += 1; }} />);
   if (options.size) {
     Object.defineProperty(view.stdout, 'columns', { value: options.size.columns, configurable: true });
     Object.defineProperty(view.stdout, 'rows', { value: options.size.rows, configurable: true });

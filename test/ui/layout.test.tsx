@@ -69,7 +69,7 @@ describe('console layout', () => {
     expect(fits(frame, 140, 45)).toBe(true);
     expect(frame).not.toContain('── Logs ──');
     stdin.write('2');
-    const side = await waitForFrame(lastFrame, (f) => f.includes('route a-route-with-a-rather-long-name http://127.0.0.1:'));
+    const side = await waitForFrame(lastFrame, (f) => f.includes('route a-route-with-a-rath~ http://127.0.0.1:'));
     // The log pane is the right column: its lines start past the 60% the active pane takes.
     const logLine = side.split('\n').find((line) => line.includes('Webhook listener on'));
     expect(logLine && logLine.indexOf('Webhook listener on') > 84, `no log pane on the right:\n${side}`).toBe(true);

@@ -1,6 +1,5 @@
-import { Box, Text } from 'ink';
-import { useState, type ReactNode } from 'react';
-import { useSelectableList } from '../hooks/useSelectableList.js';
+import { Box, Text, type Key } from 'ink';
+import { useRef, useState, type ReactNode } from 'react';
 import { useKeys } from '../input-router.js';
 import { commandFor, type CommandName, type KeyScope } from '../keymap.js';
 import { CUT_MARK, fit } from '../format.js';
@@ -11,6 +10,8 @@ export interface ListRow {
   text: string;
   color?: string;
   dim?: boolean;
+  /** The pane's item behind the row: still there when the row has left the list (see `gone`). */
+  item?: unknown;
   /** Coloured pieces of `text` (their texts joined must equal it); cut to the width like `text`. */
   parts?: ReadonlyArray<{ text: string; color?: string; dim?: boolean }>;
 }
@@ -19,47 +20,105 @@ export interface ListRow {
 export interface RowSource {
   readonly length: number;
   at(index: number): ListRow | undefined;
+  /** Where the row with this key is now (-1: gone); without it the rows are scanned. */
+  keyIndex?(key: string): number;
 }
+
+/** What the list keeps between renders: the selected row's key, not its index, so arriving rows never move it. */
+interface Selection { key?: string; index: number; follow: boolean }
+
+// TODO(keymap owner): this belongs in keymap.ts as a `list.follow` command of the panes that offer it.
+const followKey = (input: string, key: Key) => input === 'f' && !key.ctrl && !key.meta;
 
 /**
  * A windowed, selectable list: only the rows that fit are rendered, so a ring of thousands costs
- * one screenful. Enter opens `details` for the selected row, Esc closes it; the pane's own keys
- * (`scopes`) reach `onCommand` with the selected row.
+ * one screenful. The selection sticks to its row's key as rows arrive or go; while it is on the top
+ * row the list follows the newest (f toggles that where `followable`). Enter opens `details` for
+ * the selected row, Esc closes it; the pane's own keys (`scopes`) reach `onCommand` with the
+ * selected row. `title` adds a line with the position ("12/340") and the follow state.
  */
-export function ListView({ rows, height, width, focused, empty, details, scopes = [], onCommand }: {
+export function ListView({ rows, height, width, focused, empty, details, scopes = [], onCommand, title, followable = false, inline }: {
   rows: RowSource; height: number; width: number; focused: boolean; empty: string;
   details?: (row: ListRow) => ReactNode;
   scopes?: readonly KeyScope[];
   onCommand?: (command: CommandName, row: ListRow | undefined) => void;
+  title?: string;
+  followable?: boolean;
+  /** Drawn right under the selected row (a prompt about it, such as the test payload editor), `lines` high. */
+  inline?: { node: ReactNode; lines: number };
 }) {
-  const list = useSelectableList(rows.length, height);
+  const [selection, setSelection] = useState<Selection>({ index: 0, follow: true });
   const [open, setOpen] = useState(false);
-  const selected = rows.at(list.index);
+  // Open details keep their row even while following: new rows must not swap what is being read.
+  const { index, gone } = resolve(rows, selection, !selection.follow || open);
+  // A selected row that left the list (a ring dropped it) stays the one r, c and Enter act on.
+  const remembered = useRef<ListRow | undefined>(undefined);
+  const selected = gone ? (remembered.current?.key === selection.key ? remembered.current : undefined) : rows.at(index);
+  if (!gone) remembered.current = selected;
+  const last = useRef(selection);
+  last.current = { ...selection, key: selected?.key ?? selection.key, index };
+  const move = (to: number) => {
+    const target = Math.min(Math.max(0, rows.length - 1), Math.max(0, to));
+    setSelection({ key: rows.at(target)?.key, index: target, follow: target === 0 });
+  };
   // The focused pane's layer: its own keys; the rest falls through to the global keymap.
   useKeys((input, key) => {
+    if (followable && !open && followKey(input, key)) {
+      const follow = !last.current.follow;
+      setSelection(follow ? { key: rows.at(0)?.key, index: 0, follow } : { ...last.current, follow });
+      return true;
+    }
     const binding = commandFor(input, key, [...scopes, 'list']);
     if (!binding) return false;
     switch (binding.command) {
-      case 'list.up': list.up(); break;
-      case 'list.down': list.down(); break;
-      case 'item.open': if (details && selected) setOpen(true); break;
+      case 'list.up': move(index - 1); break;
+      case 'list.down': move(index + 1); break;
+      case 'item.open': if (details && selected) { setSelection({ ...last.current }); setOpen(true); } break;
       case 'item.close': setOpen(false); break;
       default: onCommand?.(binding.command, selected);
     }
     return true;
   }, { layer: 'pane', active: focused });
 
+  const titleLine = title === undefined ? null : (
+    <Text color={theme.dim}>{fit(`${title} · ${rows.length === 0 ? '0/0' : gone ? `the selected row left the list (${rows.length} kept)` : `${index + 1}/${rows.length}`}${followable ? (selection.follow ? ' · following newest (f stops)' : ' · paused (f follows)') : ''}`, width)}</Text>
+  );
+  const listHeight = Math.max(1, height - (titleLine ? 1 : 0) - (inline?.lines ?? 0));
   if (open && selected && details) return <Box flexDirection="column" height={height} overflow="hidden">{details(selected)}</Box>;
-  if (rows.length === 0) return <Box height={height}><Text color={theme.dim}>{empty}</Text></Box>;
+  if (rows.length === 0) return <Box flexDirection="column" height={height}>{titleLine}<Text color={theme.dim}>{empty}</Text></Box>;
+  const { start, end } = windowOf(index, rows.length, listHeight);
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
-      {Array.from({ length: list.end - list.start }, (_unused, offset) => rows.at(list.start + offset)!).map((row, offset) => (
-        <Text key={row.key} inverse={focused && list.start + offset === list.index} color={row.color} dimColor={row.dim}>
-          {row.parts ? fitParts(row.parts, width).map((part, index) => <Text key={index} color={part.color} dimColor={part.dim}>{part.text}</Text>) : fit(row.text, width)}
-        </Text>
-      ))}
+      {titleLine}
+      {Array.from({ length: end - start }, (_unused, offset) => rows.at(start + offset)!).flatMap((row, offset) => [
+        <Text key={row.key} inverse={(focused || inline !== undefined) && !gone && start + offset === index} color={row.color} dimColor={row.dim}>
+          {row.parts ? fitParts(row.parts, width).map((part, at) => <Text key={at} color={part.color} dimColor={part.dim}>{part.text}</Text>) : fit(row.text, width)}
+        </Text>,
+        ...(inline && start + offset === index ? [<Box key="inline" flexDirection="column" flexShrink={0}>{inline.node}</Box>] : []),
+      ])}
     </Box>
   );
+}
+
+/** The selected index now: the top while following, else where the selected key went (`gone`: its old place, clamped). */
+function resolve(rows: RowSource, selection: Selection, pinned: boolean): { index: number; gone: boolean } {
+  const clamp = (value: number) => Math.min(Math.max(0, value), Math.max(0, rows.length - 1));
+  if (!pinned || selection.key === undefined) return { index: clamp(selection.follow ? 0 : selection.index), gone: false };
+  if (rows.at(selection.index)?.key === selection.key) return { index: selection.index, gone: false };
+  const found = rows.keyIndex ? rows.keyIndex(selection.key) : scan(rows, selection.key);
+  return found >= 0 ? { index: found, gone: false } : { index: clamp(selection.index), gone: true };
+}
+
+function scan(rows: RowSource, key: string): number {
+  for (let index = 0; index < rows.length; index += 1) if (rows.at(index)?.key === key) return index;
+  return -1;
+}
+
+/** The rows that fit, with the selection kept near the middle. */
+function windowOf(index: number, length: number, height: number): { start: number; end: number } {
+  const size = Math.max(1, height);
+  const start = Math.min(Math.max(0, index - Math.floor(size / 2)), Math.max(0, length - size));
+  return { start, end: Math.min(length, start + size) };
 }
 
 /** Cuts coloured pieces so that together they fit `width` (columns padded with spaces stay aligned). */

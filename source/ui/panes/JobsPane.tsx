@@ -5,7 +5,7 @@ import type { ConsoleState } from '../console-model.js';
 import { useFetched } from '../hooks/useFetched.js';
 import { ListView, type ListRow } from '../components/ListView.js';
 import type { EditTarget } from '../forms/edit-target.js';
-import { clockTime, fit, formatDuration } from '../format.js';
+import { clockTime, column, fit, formatDuration } from '../format.js';
 import { theme } from '../theme.js';
 
 const statusColor: Record<JobLastStatus, string | undefined> = { ok: theme.ok, error: theme.error, delivery_failed: theme.error, interrupted: theme.error, silent: theme.dim, skipped: theme.warn };
@@ -21,7 +21,7 @@ export function JobsPane({ state, ops, height, width, focused, now, onNotice, on
     key: job.id,
     text: '',
     parts: [
-      { text: `${job.name.padEnd(nameWidth)} ${job.schedule.padEnd(scheduleWidth)} ` },
+      { text: `${column(job.name, nameWidth)} ${column(job.schedule, scheduleWidth)} ` },
       { text: `${nextRun(job, now, running.has(job.id)).padEnd(14)} `, dim: !job.enabled, color: running.has(job.id) ? theme.accent : undefined },
       { text: job.lastStatus ? `last ${job.lastStatus}` : 'never ran', color: job.lastStatus ? statusColor[job.lastStatus] : theme.dim },
       { text: job.lastError ? ` ${job.lastError}` : '', dim: true },
@@ -29,7 +29,7 @@ export function JobsPane({ state, ops, height, width, focused, now, onNotice, on
   }));
   return (
     <ListView
-      rows={rows} height={height} width={width} focused={focused}
+      rows={rows} height={height} width={width} focused={focused} title="Jobs"
       empty="No jobs. Create one with /cron create <schedule> <prompt> (or switchboard cron create)."
       onCommand={(command, row) => {
         if (command === 'item.edit') return row ? onEdit({ kind: 'job', id: row.key }) : onNotice('No job selected.');

@@ -6,7 +6,7 @@ import type { ConsoleState } from '../console-model.js';
 import { useFetched } from '../hooks/useFetched.js';
 import { ListView, type ListRow } from '../components/ListView.js';
 import type { EditTarget } from '../forms/edit-target.js';
-import { fit } from '../format.js';
+import { column, fit } from '../format.js';
 import { theme } from '../theme.js';
 
 const statusColor: Record<McpServerStatus, string> = {
@@ -24,16 +24,16 @@ export function McpPane({ state, ops, height, width, focused, onNotice, onEdit, 
       key: server.name,
       text: '',
       parts: [
-        { text: `${server.name.padEnd(nameWidth)} ` },
+        { text: `${column(server.name, nameWidth)} ` },
         { text: `● ${server.status.padEnd(12)} `, color: statusColor[server.status] },
-        { text: `${(server.era ?? '-').padEnd(7)} ${server.transport.padEnd(6)} ${toolCount.padEnd(9)}` },
+        { text: `${column(server.era ?? '-', 7)} ${column(server.transport, 6)} ${column(toolCount, 9)}` },
         { text: server.reason ? ` ${server.reason}` : '', dim: true },
       ],
     };
   });
   return (
     <ListView
-      rows={rows} height={height} width={width} focused={focused} scopes={['mcp']}
+      rows={rows} height={height} width={width} focused={focused} scopes={['mcp']} title="MCP servers"
       empty="No MCP servers. Add one with: switchboard mcp add <name> --command <cmd> [--arg A]... (or --url <URL>); the console connects it within seconds."
       onCommand={(command, row) => {
         if (command === 'mcp.login') {

@@ -1,59 +1,69 @@
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { Operations } from '../../operations/index.js';
 import type { ConsoleState } from '../console-model.js';
 import { ListView, type ListRow, type RowSource } from '../components/ListView.js';
 import type { EditTarget } from '../forms/edit-target.js';
-import { clockTime, CUT_MARK, fit } from '../format.js';
+import { clockTime, column, fit } from '../format.js';
 import { useKeys } from '../input-router.js';
 import { theme } from '../theme.js';
 import type { WebhookRow } from '../../operations/webhook-rows.js';
-import { outcomeLabel, outcomeStyle, runStyle, WebhookDetails } from './webhook-details.js';
+import { outcomeLabel, outcomeStyle, reasonOf, runStyle, WebhookDetails } from './webhook-details.js';
+import { newDraft, parsePayload, TEST_EDITOR_LINES, WebhookTestEditor, type TestDraft } from './webhook-test-editor.js';
 
-type Mode = { kind: 'none' } | { kind: 'copy'; route: string } | { kind: 'secret'; route: string } | { kind: 'test'; route: string; text: string };
+type Mode = { kind: 'none' } | { kind: 'copy'; route: string } | { kind: 'secret'; route: string } | { kind: 'test'; route: string };
 
-export const SAMPLE_TEST_PAYLOAD = '{"test": true, "message": "Test delivery from the switchboard console"}';
+/** Fixed columns of a delivery row: a long route, event or id is cut, never shifts the next column. */
+const EVENT_WIDTH = 14;
+const ID_WIDTH = 18;
+const ROUTE_WIDTH = 20;
 
 /**
  * Routes (top) and the last 500 webhook requests, newest first. Enter opens a delivery; r replays it;
- * t sends a signed test request to the selected route (through the real intake); c copies the
- * delivery id, or a route's URL (or its secret, after a confirm).
+ * t edits and sends a signed test request to the selected route (through the real intake); c copies
+ * the delivery id, or a route's URL (or its secret, after a confirm: never drawn).
  */
 export function WebhooksPane({ state, ops, height, width, focused, onNotice, onCopy, onEdit }: {
   state: ConsoleState; ops: Operations; height: number; width: number; focused: boolean;
-  onNotice: (text: string) => void; onCopy: (text: string, what: string) => void; onEdit: (target: EditTarget) => void;
+  onNotice: (text: string) => void; onCopy: (text: string, what: string, secretOf?: string) => void; onEdit: (target: EditTarget) => void;
 }) {
   const [mode, setMode] = useState<Mode>({ kind: 'none' });
+  /** Test requests being edited, by route: kept across Esc and refused sends. */
+  const drafts = useRef(new Map<string, TestDraft>());
+  const [, redraw] = useState(0);
   const { webhook } = state.snapshot;
   const routes = [...webhook.routes, ...webhook.subscriptions];
   const urlOf = (route: string) => webhook.url ? `${webhook.url}/webhooks/${encodeURIComponent(route)}` : `(listener not bound)/webhooks/${route}`;
-  const routeWidth = Math.min(20, Math.max(5, ...routes.map((route) => route.length), ...state.webhooks.slice(0, 50).map((entry) => entry.route.length)));
-  const routeRow = (route: string): ListRow => ({ key: `route:${route}`, text: '', parts: [{ text: 'route ', dim: true }, { text: `${route.padEnd(routeWidth)} ` }, { text: `${urlOf(route)}${webhook.subscriptions.includes(route) ? ' (subscription)' : ''}`, color: theme.accent }] });
+  const routeWidth = Math.min(ROUTE_WIDTH, Math.max(5, ...routes.map((route) => route.length), ...state.webhooks.slice(0, 50).map((entry) => entry.route.length)));
+  const routeRow = (route: string): ListRow => ({ key: `route:${route}`, text: '', parts: [{ text: 'route ', dim: true }, { text: `${column(route, routeWidth)} ` }, { text: `${urlOf(route)}${webhook.subscriptions.includes(route) ? ' (subscription)' : ''}`, color: theme.accent }] });
   const deliveryRow = (row: WebhookRow): ListRow => ({
     key: row.key,
+    item: row,
     text: '',
     parts: [
-      { text: `${clockTime(row.atMs)} ${row.route.padEnd(routeWidth)} ${row.event.padEnd(14)} ${short(row.deliveryId, 18).padEnd(18)} ` },
+      { text: `${clockTime(row.atMs)} ${column(row.route, routeWidth)} ${column(row.event, EVENT_WIDTH)} ${column(row.deliveryId, ID_WIDTH)} ` },
       { text: outcomeLabel(row).padEnd(9), ...outcomeStyle(row) },
       { text: row.runState ? ` ${row.runState}` : '', ...runStyle(row) },
-      { text: row.delivery ? ` ${row.delivery.ok ? row.delivery.detail : row.delivery.reason}` : '', dim: true },
+      // Why a request was refused or ignored (401, 429, duplicate, ignored event), else the delivery result.
+      { text: row.delivery ? ` ${row.delivery.ok ? row.delivery.detail : row.delivery.reason}` : reasonOf(row) ? ` ${reasonOf(row)}` : '', dim: true },
     ],
   });
   // Built on demand: a ring of 500 costs only the rows on screen, at up to 30 renders a second.
   const rows: RowSource = {
     length: routes.length + state.webhooks.length,
     at: (index) => (index < routes.length ? routeRow(routes[index]!) : state.webhooks[index - routes.length] ? deliveryRow(state.webhooks[index - routes.length]!) : undefined),
+    keyIndex: (key) => {
+      if (key.startsWith('route:')) return routes.indexOf(key.slice(6));
+      const at = state.webhooks.findIndex((entry) => entry.key === key);
+      return at < 0 ? -1 : routes.length + at;
+    },
   };
-  const routeOf = (row: ListRow | undefined): string | undefined => row?.key.startsWith('route:') ? row.key.slice(6) : state.webhooks.find((entry) => entry.key === row?.key)?.route;
-  const deliveryOf = (row: ListRow | undefined) => state.webhooks.find((entry) => entry.key === row?.key);
+  // The row's own item when the ring has dropped it (a flood went by the selected delivery).
+  const deliveryOf = (row: ListRow | undefined) => state.webhooks.find((entry) => entry.key === row?.key) ?? (row?.item as WebhookRow | undefined);
+  const routeOf = (row: ListRow | undefined): string | undefined => row?.key.startsWith('route:') ? row.key.slice(6) : deliveryOf(row)?.route;
 
-  // A prompt of the pane (test payload, copy, secret confirm) is a modal layer over its list: typed keys stay here.
-  const { top } = useKeys((input, key) => {
-    if (mode.kind === 'test') {
-      if (key.escape) setMode({ kind: 'none' });
-      return;
-    }
+  // A prompt of the pane (copy, secret confirm) is a modal layer over its list: typed keys stay here.
+  useKeys((input) => {
     if (mode.kind === 'copy') {
       setMode({ kind: 'none' });
       if (input === 'u') onCopy(urlOf(mode.route), `the URL of route ${mode.route}`);
@@ -64,32 +74,35 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
     if (mode.kind === 'secret') {
       setMode({ kind: 'none' });
       if (input !== 'y') return onNotice('Secret not copied.');
-      // The secret goes to the clipboard only; the notice never shows it.
+      // The secret goes to the clipboard, or without one to a 0600 file: never to the screen.
       const route = mode.route;
-      void ops.webhooks.secret({ route }).then(({ secret }) => onCopy(secret, `the secret of route ${route}`), (error: unknown) => onNotice((error as Error).message));
+      void ops.webhooks.secret({ route }).then(({ secret }) => onCopy(secret, `the secret of route ${route}`, route), (error: unknown) => onNotice((error as Error).message));
     }
-  }, { layer: 'pane', active: focused && mode.kind !== 'none', modal: true });
+  }, { layer: 'pane', active: focused && (mode.kind === 'copy' || mode.kind === 'secret'), modal: true });
 
-  const sendTest = (route: string, text: string) => {
-    let payload: Record<string, unknown>;
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-      payload = parsed as Record<string, unknown>;
-    } catch (error) {
-      return onNotice(`Test not sent: the payload must be a JSON object (${(error as Error).message}).`);
-    }
-    onNotice(`Sending a signed test webhook to ${route}...`);
-    void ops.webhooks.test({ route, event: 'test', payload }).then(
+  const setDraft = (draft: TestDraft) => {
+    drafts.current.set(draft.route, draft);
+    redraw((count) => count + 1);
+  };
+  const sendTest = (draft: TestDraft) => {
+    const payload = parsePayload(draft.text);
+    if (!payload.ok) return setDraft({ ...draft, error: payload.reason });
+    setMode({ kind: 'none' });
+    const { route, event } = draft;
+    onNotice(`Sending a signed ${event} test webhook to ${route}...`);
+    void ops.webhooks.test({ route, event: event.trim(), payload: payload.value }).then(
       (result) => onNotice(`Test to ${route}: HTTP ${result.status} ${statusWord(result.body)} (delivery ${result.deliveryId})`),
       (error: unknown) => onNotice(`Test not sent: ${(error as Error).message}`));
   };
 
-  const listHeight = mode.kind === 'none' ? height : Math.max(1, height - 1);
+  const draft = mode.kind === 'test' ? drafts.current.get(mode.route) ?? newDraft(mode.route) : undefined;
+  const listHeight = mode.kind === 'copy' || mode.kind === 'secret' ? Math.max(1, height - 1) : height;
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
       <ListView
         rows={rows} height={listHeight} width={width} focused={focused && mode.kind === 'none'} scopes={['webhooks']}
+        title="Routes and requests, newest first" followable
+        inline={draft ? { lines: TEST_EDITOR_LINES, node: <WebhookTestEditor draft={draft} width={width} focused={focused} onChange={setDraft} onSend={sendTest} onClose={() => setMode({ kind: 'none' })} /> } : undefined}
         empty={webhook.enabled ? 'No routes and no requests yet.' : 'Webhooks are off: switchboard config set platforms.webhook.enabled true, then restart.'}
         onCommand={(command, row) => {
           const route = routeOf(row);
@@ -102,7 +115,7 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
           }
           if (command === 'webhook.test') {
             if (!route) return onNotice('Select a route or a delivery first.');
-            return setMode({ kind: 'test', route, text: SAMPLE_TEST_PAYLOAD });
+            return setMode({ kind: 'test', route });
           }
           if (command === 'item.copy') {
             if (delivery) return onCopy(delivery.deliveryId, 'the delivery id');
@@ -121,28 +134,9 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
         }}
       />
       {mode.kind === 'copy' ? <Text color={theme.accent}>{fit(`Copy from route ${mode.route}: u the URL · s the secret · any other key cancels`, width)}</Text> : null}
-      {mode.kind === 'secret' ? <Text color={theme.caution}>{fit(`Copy the secret of route ${mode.route} to the clipboard? y / any other key cancels`, width)}</Text> : null}
-      {mode.kind === 'test' ? (
-        <Box>
-          <Text color={theme.accent}>{`test ${mode.route}: `}</Text>
-          <TextInput
-            value={mode.text}
-            focus={top}
-            onChange={(text) => setMode({ ...mode, text })}
-            onSubmit={(text) => {
-              setMode({ kind: 'none' });
-              sendTest(mode.route, text);
-            }}
-          />
-        </Box>
-      ) : null}
+      {mode.kind === 'secret' ? <Text color={theme.caution}>{fit(`Copy the secret of route ${mode.route}? y / any other key cancels (no clipboard: a 0600 file, never shown)`, width)}</Text> : null}
     </Box>
   );
-}
-
-/** Delivery ids can be long (`test-<uuid>`): the list shows the start, details and `c` the whole id. */
-function short(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}${CUT_MARK}` : text;
 }
 
 function statusWord(body: unknown): string {

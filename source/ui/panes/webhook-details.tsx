@@ -20,7 +20,8 @@ export function WebhookDetails({ row, ops, height, width }: { row: WebhookRow; o
   }, row.key, [row.runState, row.delivery ? 1 : 0].join());
   const record = fetched.value?.record;
   const lines: Line[] = [{ text: `${row.route} ${row.event} ${row.deliveryId}: ${describeOutcome(row)}`, bold: true }];
-  if (row.reason) lines.push({ text: `Why: ${row.reason}`, color: theme.warn });
+  const why = reasonOf(row);
+  if (why) lines.push({ text: `Why: ${why}`, color: theme.warn });
   if (!record) {
     lines.push({ text: queued ? (fetched.value || fetched.error ? 'Not in the store (yet).' : 'Reading…') : 'Refused or ignored: nothing was queued, so there is no prompt or run.', dim: true });
   } else {
@@ -59,6 +60,17 @@ export function describeOutcome(row: WebhookRow): string {
   if (row.runState) parts.push(row.runState === 'running' ? 'running' : `${row.runState}${row.runStatus ? ` (run ${row.runStatus})` : ''}`);
   if (row.delivery) parts.push(row.delivery.ok ? row.delivery.detail : row.delivery.reason);
   return parts.join(' · ');
+}
+
+/**
+ * Why a request was not run: the intake's reason (401, 429, 4xx), or what an ignored or duplicate
+ * outcome means (the intake records no text for those two).
+ */
+export function reasonOf(row: WebhookRow): string | undefined {
+  if (row.reason) return row.reason;
+  if (row.outcome === 'ignored') return row.event === 'ping' ? 'GitHub\'s ping is ignored unless the route lists it in its events' : `event "${row.event}" is not in the route's events`;
+  if (row.outcome === 'duplicate') return `delivery ${row.deliveryId} was accepted before: not run again (r on that row replays it)`;
+  return undefined;
 }
 
 export function outcomeLabel(row: WebhookRow): string {

@@ -1,0 +1,58 @@
+import { execFileSync } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cliPath, runCli, startCli, type RunningCli } from '../helpers/cli.js';
+import { preparedHome } from '../helpers/host.js';
+import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
+
+// A tmux server of our own (-L): never the operator's, never another test's.
+const socket = `switchboard-flood-${process.pid}`;
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+const capture = () => tmux('capture-pane', '-p', '-t', 'c');
+const send = (key: string) => tmux('send-keys', '-t', 'c', key);
+const screen = (check: (text: string) => boolean, what: string, timeoutMs = 15_000) =>
+  waitUntil(() => check(capture()), timeoutMs, what).catch((error: Error) => { throw new Error(`${error.message}\n${capture()}`); });
+
+const gateways: RunningCli[] = [];
+afterEach(async () => {
+  try { tmux('kill-server'); } catch { /* none */ }
+  for (const gateway of gateways.splice(0)) {
+    if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill('SIGTERM');
+    await gateway.exited;
+  }
+});
+
+describe('a console attached while 2,000 webhooks arrive (tmux)', () => {
+  it('r replays exactly the delivery selected before the flood', { timeout: 240_000 }, async () => {
+    const home = preparedHome((config) => {
+      config.platforms!.webhook!.extra!.routes = { gh: { secret: SECRET, prompt: 'PR {action}', deliver: 'log', rate_limit: 100_000 } };
+    });
+    const gateway = startCli(['gateway', '--home', home.root]);
+    gateways.push(gateway);
+    await gateway.waitFor('Control channel listening', 30_000);
+    tmux('new-session', '-d', '-s', 'c', '-x', '140', '-y', '45', `${process.execPath} ${cliPath} --attach --home ${home.root}`);
+    await screen((text) => /attached to pid \d+/.test(text), 'the console attached');
+    send('2');
+    await screen((text) => text.includes('route gh'), 'the webhooks pane');
+
+    const url = /webhooks\s+(http:\/\/127\.0\.0\.1:\d+)/.exec((await runCli(['status', '--home', home.root])).stdout)![1]!;
+    const post = async (deliveryId: string) => {
+      const body = JSON.stringify({ action: deliveryId });
+      return (await fetch(`${url}/webhooks/gh`, { method: 'POST', headers: { 'content-type': 'application/json', ...githubHeaders(SECRET, body, 'pull_request', deliveryId) }, body })).status;
+    };
+    expect(await post('d-keep')).toBe(202);
+    await screen((text) => /d-keep\s+accepted/.test(text), 'the delivery to keep');
+    send('j');
+    await screen((text) => text.includes('2/2 · paused'), 'd-keep selected');
+
+    // 2,000 webhooks, 50 at a time: d-keep leaves the console's ring of 500 on the way.
+    for (let batch = 0; batch < 40; batch += 1) {
+      const statuses = await Promise.all(Array.from({ length: 50 }, (_unused, n) => post(`flood-${batch}-${n}`)));
+      expect(statuses.every((status) => status === 202)).toBe(true);
+    }
+    await screen((text) => text.includes('the selected row left the list') && text.includes('flood-39-'), 'the flood in the console', 60_000);
+    send('r');
+    await screen((text) => text.includes('Replay queued as d-keep.replay-1.'), 'the replay of d-keep');
+    const deliveries = JSON.parse((await runCli(['webhook', 'deliveries', '--route', 'gh', '--limit', '5', '--json', '--home', home.root])).stdout) as Array<{ deliveryId: string; replayOf: string | null }>;
+    expect(deliveries[0]).toMatchObject({ deliveryId: 'd-keep.replay-1', replayOf: 'd-keep' });
+  });
+});
