@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
+import { LineInput as LineEditor } from './components/LineInput.js';
 import type { ConfigIssue } from '../config/validate.js';
 import type { McpCommands } from '../mcp/gateway-component.js';
 import type { InstallLink } from '../operations/mcp-links.js';
@@ -119,7 +119,7 @@ function LineInput({ entry, actions }: { entry: Extract<LineOverlay, { kind: 'co
   return (
     <Box>
       <Text color={theme.accent}>{entry.kind === 'filter' ? 'filter logs: ' : ''}</Text>
-      <TextInput
+      <LineEditor
         value={entry.text}
         focus={top}
         onChange={(text) => actions.update(entry.id, { kind: entry.kind, text })}

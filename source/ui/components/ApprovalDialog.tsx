@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
+import { LineInput } from './LineInput.js';
 import { useState } from 'react';
 import type { ApprovalRecord } from '../../store/approvals.js';
 import { fit, formatDuration } from '../format.js';
@@ -58,7 +58,7 @@ export function ApprovalDialog({ request, position, total, now, width, maxArgLin
       ) : (
         <Box>
           <Text>Reason (optional, Enter to deny): </Text>
-          <TextInput value={reason} focus={top} onChange={setReason} onSubmit={(value) => onChoice({ decision: 'deny', reason: value.trim() || undefined })} />
+          <LineInput value={reason} focus={top} onChange={setReason} onSubmit={(value) => onChoice({ decision: 'deny', reason: value.trim() || undefined })} />
         </Box>
       )}
     </Box>

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
+import { LineInput } from '../components/LineInput.js';
 import { useState } from 'react';
 import type { Operations } from '../../operations/index.js';
 import type { ConsoleState } from '../console-model.js';
@@ -125,7 +125,7 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
       {mode.kind === 'test' ? (
         <Box>
           <Text color={theme.accent}>{`test ${mode.route}: `}</Text>
-          <TextInput
+          <LineInput
             value={mode.text}
             focus={top}
             onChange={(text) => setMode({ ...mode, text })}
