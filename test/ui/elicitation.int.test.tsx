@@ -42,7 +42,7 @@ describe('MCP elicitation forms in the approval dialog', () => {
     expect(dialog).toContain('srv asks: Please provide inputs for the following fields:');
     expect(dialog).toContain('String *');
     expect(dialog).toContain('Integer (default 42)');
-    expect(dialog).toContain('a fill in the form · d or Esc decline');
+    expect(dialog).toContain('a fill in the form · d decline · Esc later');
     expect(dialog).toContain('approvals 1');
 
     // Letters are text in the form: q and ? must not quit or open help.
