@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { resolveHome } from '../config/home.js';
 import { gatewayOnHome } from '../operations/connect.js';
+import { applyColorChoice } from '../ui/theme.js';
 import { approvalsCommand } from './approvals-command.js';
 import { configCommand } from './config-command.js';
 import { cronCommand } from './cron-command.js';
@@ -24,6 +25,7 @@ function buildProgram(): Command {
     .option('--home <dir>', 'state and config folder (default: $SWITCHBOARD_HOME or ~/.switchboard)')
     .option('--connect <url>', 'reach a gateway over TCP (tcp://host:port; token from $SWITCHBOARD_CONTROL_TOKEN) instead of this home\'s socket')
     .option('--attach', 'the console only attaches to a running gateway (fails when none runs)')
+    .option('--no-color', 'the console draws without colour (so does NO_COLOR)')
     .showSuggestionAfterError(true)
     .exitOverride();
 
@@ -88,10 +90,11 @@ async function runHeadlessGateway(...args: Parameters<typeof import('./gateway-c
 /** Loaded on demand: the gateway command must never load React (STYLE.md section 1). */
 async function openConsole(command: Command): Promise<number> {
   try {
-    const options = command.optsWithGlobals<GlobalOptions & { attach?: boolean }>();
+    const options = command.optsWithGlobals<GlobalOptions & { attach?: boolean; color?: boolean }>();
     const home = homeOf(command);
     const connect = connectTarget(command);
     if (!connect && !options.attach) ensureConfig(home, options.home);
+    applyColorChoice(process.env, options.color === false);
     const { runConsole } = await import('../ui/run-console.js');
     return await runConsole({ home, version, ...(options.attach ? { attach: true } : {}), ...(connect ? { connect } : {}) });
   } catch (error) {

@@ -280,8 +280,8 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
 
 /** What quitting does: an attached console only detaches; an in-process one stops the gateway. */
 function quitPrompt(state: ConsoleState): string {
-  if (state.link.where === 'attached') return `Detach from the gateway (pid ${state.link.hello.pid})? It keeps running${state.runsInFlight > 0 ? ` its ${state.runsInFlight} run(s)` : ''}. y / any other key to stay`;
-  return `${state.runsInFlight} run(s) in flight: quitting stops the gateway, and webhook runs are queued again for its next start. Quit? y / any other key to stay`;
+  if (state.link.where === 'attached') return `Detach from the gateway (pid ${state.link.hello.pid})? It keeps running${state.runsInFlight > 0 ? ` its ${state.runsInFlight} run(s)` : ''}. y or Ctrl-C / any other key to stay`;
+  return `${state.runsInFlight} run(s) in flight: quitting stops the gateway, and webhook runs are queued again for its next start. Quit? y or Ctrl-C / any other key to stay`;
 }
 
 /** The issues an operation listed, after its message (a refused install). */

@@ -101,10 +101,10 @@ export function BottomLine({ stack, notice, quitPrompt, actions }: { stack: read
   return <Text color={theme.dim} wrap="truncate-end">{notice}</Text>;
 }
 
-/** y quits; any other key (Ctrl-C too) stays. */
+/** y quits, and so does a second Ctrl-C (the first one opened this prompt); any other key stays. */
 function QuitLayer({ id, prompt, actions }: { id: number; prompt: string; actions: OverlayActions }) {
-  useKeys((input) => {
-    if (input === 'y') actions.quit();
+  useKeys((input, key) => {
+    if (input === 'y' || (key.ctrl && input === 'c')) actions.quit();
     else actions.close(id);
     return true;
   }, { layer: 'overlay' });

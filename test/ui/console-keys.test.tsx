@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { editLine, LineInput } from '../../source/ui/components/LineInput.js';
 import { ListView } from '../../source/ui/components/ListView.js';
 import { InputRouter, useKeys } from '../../source/ui/input-router.js';
+import { BottomLine, type OverlayActions } from '../../source/ui/overlay-stack.js';
+import { applyColorChoice, wantsNoColor } from '../../source/ui/theme.js';
 import { waitForFrame } from '../helpers/ink.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -91,5 +93,42 @@ describe('LineInput', () => {
     expect(editLine(at('ab', 2), 'x\ny', noKey)).toEqual(at('abx y', 5));
     expect(editLine(at('ab', 2), '', { ...noKey, return: true })).toBeUndefined();
     expect(editLine(at('ab', 2), '', { ...noKey, escape: true })).toBeUndefined();
+  });
+});
+
+describe('quit prompt', () => {
+  it('a second Ctrl-C quits at once; another key stays', async () => {
+    let quits = 0;
+    const closed: number[] = [];
+    const actions = { quit: () => { quits += 1; }, close: (id: number) => { closed.push(id); } } as unknown as OverlayActions;
+    const view = render(<InputRouter><BottomLine stack={[{ kind: 'quit', id: 1 }]} notice="notice" quitPrompt="Quit? y or Ctrl-C" actions={actions} /></InputRouter>);
+    await waitForFrame(view.lastFrame, (frame) => frame.includes('Quit?'));
+    await settle();
+    view.stdin.write('\u0003');
+    await expect.poll(() => quits).toBe(1);
+    view.unmount();
+
+    const other = render(<InputRouter><BottomLine stack={[{ kind: 'quit', id: 2 }]} notice="notice" quitPrompt="Quit? y or Ctrl-C" actions={actions} /></InputRouter>);
+    await waitForFrame(other.lastFrame, (frame) => frame.includes('Quit?'));
+    await settle();
+    other.stdin.write('n');
+    await expect.poll(() => closed).toEqual([2]);
+    expect(quits).toBe(1);
+    other.unmount();
+  });
+});
+
+describe('colour choice', () => {
+  it('NO_COLOR (not empty) or --no-color turns colour off through FORCE_COLOR=0, before Ink loads', () => {
+    expect(wantsNoColor({})).toBe(false);
+    expect(wantsNoColor({ NO_COLOR: '' })).toBe(false);
+    expect(wantsNoColor({ NO_COLOR: '1' })).toBe(true);
+    expect(wantsNoColor({}, true)).toBe(true);
+    const env: NodeJS.ProcessEnv = { NO_COLOR: 'yes', FORCE_COLOR: '3' };
+    applyColorChoice(env);
+    expect(env.FORCE_COLOR).toBe('0');
+    const untouched: NodeJS.ProcessEnv = { FORCE_COLOR: '3' };
+    applyColorChoice(untouched);
+    expect(untouched.FORCE_COLOR).toBe('3');
   });
 });
