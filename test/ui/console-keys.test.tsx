@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import type { Key } from 'ink';
 import { Box, Text } from 'ink';
 import { render } from 'ink-testing-library';
@@ -13,7 +14,7 @@ import { waitForFrame } from '../helpers/ink.js';
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 /** Ink draws before its effects attach input: a few ticks before the first key. */
 const settle = async () => { for (let count = 0; count < 3; count += 1) await tick(); };
-const plain = (frame: string | undefined) => (frame ?? '').replace(/\u001B\[[0-9;]*m/g, '');
+const plain = (frame: string | undefined) => stripVTControlCharacters(frame ?? '');
 const noKey = { upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false, return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false, super: false, hyper: false, capsLock: false, numLock: false } as Key;
 const ctrl = (letter: string) => String.fromCharCode(letter.charCodeAt(0) - 96);
 
