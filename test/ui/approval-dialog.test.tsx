@@ -1,7 +1,7 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRecord } from '../../source/store/approvals.js';
-import { ApprovalDialog, type ApprovalChoice } from '../../source/ui/components/ApprovalDialog.js';
+import { ApprovalDialog, wrapArgs, type ApprovalChoice } from '../../source/ui/components/ApprovalDialog.js';
 import { InputRouter } from '../../source/ui/input-router.js';
 import { renderConsole } from '../helpers/console.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
@@ -130,5 +130,14 @@ describe('console approval queue', () => {
     await waitForFrame(lastFrame, (frame) => frame.includes('Reason (optional, Enter to deny):'));
     stdin.write(keys.enter);
     await expect.poll(() => gateway.approvals.pending()).toEqual([]);
+  });
+});
+
+describe('wrapArgs', () => {
+  it('wraps by terminal columns: wide characters count two, nothing is lost', () => {
+    expect(wrapArgs('abcdefgh', 3)).toEqual(['abc', 'def', 'gh']);
+    expect(wrapArgs('日本語です', 4)).toEqual(['日本', '語で', 'す']);
+    expect(wrapArgs('a\n"x": 1', 10)).toEqual(['a', '"x": 1']);
+    expect(wrapArgs(longCommand, 56).join('')).toBe(longCommand);
   });
 });

@@ -10,12 +10,34 @@ import { LineInput } from './LineInput.js';
 /** After a decision the next dialog ignores keys this long: a double tap of `a` never approves a request unseen. */
 export const KEY_GUARD_MS = 400;
 
-/** The arguments (pretty-printed JSON from the queue) wrapped to `width`: every character shows, none is cut. */
+/** Columns a character takes: 2 for East Asian wide and emoji ranges, else 1 (JSON escapes control characters). */
+function columnsOf(code: number): number {
+  const wide = (code >= 0x1100 && code <= 0x115f) || (code >= 0x2e80 && code <= 0xa4cf) || (code >= 0xac00 && code <= 0xd7a3)
+    || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60)
+    || (code >= 0xffe0 && code <= 0xffe6) || (code >= 0x1f300 && code <= 0x1faff) || (code >= 0x20000 && code <= 0x3fffd);
+  return wide ? 2 : 1;
+}
+
+/** The arguments (pretty-printed JSON from the queue) wrapped to `width` columns: every character shows, none is cut. */
 export function wrapArgs(preview: string, width: number): string[] {
-  const room = Math.max(1, width);
+  const room = Math.max(2, width);
   return preview.split('\n').flatMap((line) => {
-    if (line.length <= room) return [line];
-    return Array.from({ length: Math.ceil(line.length / room) }, (_unused, index) => line.slice(index * room, (index + 1) * room));
+    if (line.length <= room && !/[^ -\u10ff]/.test(line)) return [line];
+    const out: string[] = [];
+    let current = '';
+    let used = 0;
+    for (const char of line) {
+      const columns = columnsOf(char.codePointAt(0)!);
+      if (used + columns > room) {
+        out.push(current);
+        current = '';
+        used = 0;
+      }
+      current += char;
+      used += columns;
+    }
+    out.push(current);
+    return out;
   });
 }
 
