@@ -263,7 +263,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
         ))}
       </Box>
       <FullOverlays stack={stack} context={{ width, height: rows - chrome, existingNames: state.mcpServers.map((server) => server.name), login: local?.login, openUrl, actions }} />
-      {elicitation ? <ElicitationDialog key={elicitation.id} request={elicitation} position={position} total={state.approvals.length} now={now} width={width} height={rows - chrome} onChoice={answer} onDismiss={dismiss} /> : null}
+      {elicitation ? <ElicitationDialog key={elicitation.id} request={elicitation} position={position} total={state.approvals.length} now={now} width={width} height={rows - chrome} pausedUntil={pausedUntil} onChoice={answer} onDismiss={dismiss} /> : null}
       {dialogOpen && head && !elicitation ? <ApprovalDialog key={head.id} request={head} position={position} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} pausedUntil={pausedUntil} onChoice={decide} onDismiss={dismiss} /> : null}
       {paneHidden ? null : (
         <Box height={paneHeight} flexShrink={0} overflow="hidden" flexDirection={stacked ? 'column' : 'row'}>

@@ -2,6 +2,7 @@ import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRecord } from '../../source/store/approvals.js';
 import { ApprovalDialog, wrapArgs, type ApprovalChoice } from '../../source/ui/components/ApprovalDialog.js';
+import { ElicitationDialog, type ElicitationChoice } from '../../source/ui/components/ElicitationDialog.js';
 import { InputRouter } from '../../source/ui/input-router.js';
 import { renderConsole } from '../helpers/console.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
@@ -94,6 +95,23 @@ describe('approval dialog arguments', () => {
     expect(view.choices).toEqual([]);
     view.stdin.write('a');
     await expect.poll(() => view.choices).toEqual([{ decision: 'approve' }]);
+    view.unmount();
+  });
+});
+
+describe('elicitation dialog after a decision', () => {
+  it('ignores keys while paused too, then d declines', async () => {
+    const choices: ElicitationChoice[] = [];
+    const request = { ...record({}), tool: 'elicitation', form: { message: 'Your name?', schema: { type: 'object', properties: { name: { type: 'string' } } } } };
+    const view = render(<InputRouter><ElicitationDialog request={request} position={1} total={1} now={Date.now()} width={70} height={20} pausedUntil={Date.now() + 1500} onChoice={(choice) => choices.push(choice)} /></InputRouter>);
+    await waitForFrame(view.lastFrame, (frame) => frame.includes('keys paused'));
+    await settle();
+    view.stdin.write('d');
+    await tick();
+    expect(choices).toEqual([]);
+    await waitForFrame(view.lastFrame, (frame) => frame.includes('a fill in the form'));
+    view.stdin.write('d');
+    await expect.poll(() => choices).toEqual([{ decision: 'decline' }]);
     view.unmount();
   });
 });

@@ -50,6 +50,20 @@ export function approvalDialogHeight(request: ApprovalRecord, maxArgLines: numbe
 
 const argsWidth = (width: number) => Math.max(10, width - 4);
 
+/** Whether a dialog's keys are still paused; `until` is read at mount, so later renders do not extend it. */
+export function useKeyPause(until: number): boolean {
+  const [end] = useState(until);
+  const [paused, setPaused] = useState(() => Date.now() < end);
+  useEffect(() => {
+    if (!paused) return undefined;
+    const timer = setTimeout(() => setPaused(false), Math.max(0, end - Date.now()));
+    return () => clearTimeout(timer);
+  }, [paused, end]);
+  return paused;
+}
+
+export const KEYS_PAUSED = 'keys paused for a moment: a new request, read it first';
+
 export type ApprovalChoice = { decision: 'approve' } | { decision: 'approveSession' } | { decision: 'deny'; reason?: string };
 
 /** A window over the argument lines; `seen` is how far down the operator has scrolled (approving needs all of it). */
@@ -81,14 +95,7 @@ export function ApprovalDialog({ request, position, total, now, width, maxArgLin
   const [reason, setReason] = useState<string | undefined>();
   const [warning, setWarning] = useState<string | undefined>();
   const [decided, setDecided] = useState(false);
-  // Fixed at mount: later renders of the console do not extend the pause.
-  const [until] = useState(pausedUntil);
-  const [paused, setPaused] = useState(() => Date.now() < until);
-  useEffect(() => {
-    if (!paused) return undefined;
-    const timer = setTimeout(() => setPaused(false), Math.max(0, until - Date.now()));
-    return () => clearTimeout(timer);
-  }, [paused, until]);
+  const paused = useKeyPause(pausedUntil);
   const inner = argsWidth(width);
   const lines = wrapArgs(request.argsPreview, inner);
   const view = useArgsWindow(lines.length, maxArgLines);
@@ -158,7 +165,7 @@ function DialogKeys({ reason, paused, warning, inner, top, onReason, onDeny }: {
       </Box>
     );
   }
-  if (paused) return <Text color={theme.warn}>{fit('keys paused for a moment: a new request, read it first', inner)}</Text>;
+  if (paused) return <Text color={theme.warn}>{fit(KEYS_PAUSED, inner)}</Text>;
   if (warning) return <Text color={theme.error}>{fit(warning, inner)}</Text>;
   return <Text color={theme.dim}>{fit('a approve once · s approve for the session · d deny · Esc later (A reopens)', inner)}</Text>;
 }
