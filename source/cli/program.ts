@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { resolveHome } from '../config/home.js';
 import { gatewayOnHome } from '../operations/connect.js';
-import { applyColorChoice } from '../ui/theme.js';
+import { applyNoColorFlag } from '../ui/theme.js';
 import { approvalsCommand } from './approvals-command.js';
 import { configCommand } from './config-command.js';
 import { cronCommand } from './cron-command.js';
@@ -94,7 +94,7 @@ async function openConsole(command: Command): Promise<number> {
     const home = homeOf(command);
     const connect = connectTarget(command);
     if (!connect && !options.attach) ensureConfig(home, options.home);
-    applyColorChoice(process.env, options.color === false);
+    if (options.color === false) applyNoColorFlag(process.env, process.argv);
     const { runConsole } = await import('../ui/run-console.js');
     return await runConsole({ home, version, ...(options.attach ? { attach: true } : {}), ...(connect ? { connect } : {}) });
   } catch (error) {

@@ -3,12 +3,12 @@ import type { Key } from 'ink';
 import { Box, Text } from 'ink';
 import { render } from 'ink-testing-library';
 import { useState } from 'react';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { editLine, LineInput } from '../../source/ui/components/LineInput.js';
 import { ListView } from '../../source/ui/components/ListView.js';
 import { InputRouter, useKeys } from '../../source/ui/input-router.js';
 import { BottomLine, type OverlayActions } from '../../source/ui/overlay-stack.js';
-import { applyColorChoice, wantsNoColor } from '../../source/ui/theme.js';
+import { applyNoColorFlag, theme, wantsNoColor } from '../../source/ui/theme.js';
 import { waitForFrame } from '../helpers/ink.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -120,16 +120,19 @@ describe('quit prompt', () => {
 });
 
 describe('colour choice', () => {
-  it('NO_COLOR (not empty) or --no-color turns colour off through FORCE_COLOR=0, before Ink loads', () => {
-    expect(wantsNoColor({})).toBe(false);
+  afterEach(() => { vi.unstubAllEnvs(); });
+
+  it('NO_COLOR (not empty) takes the colours away and keeps the styles; --no-color sets it and leaves argv to Ink', () => {
+    vi.stubEnv('NO_COLOR', '');
+    expect(theme.warn).toBe('yellow');
     expect(wantsNoColor({ NO_COLOR: '' })).toBe(false);
-    expect(wantsNoColor({ NO_COLOR: '1' })).toBe(true);
-    expect(wantsNoColor({}, true)).toBe(true);
-    const env: NodeJS.ProcessEnv = { NO_COLOR: 'yes', FORCE_COLOR: '3' };
-    applyColorChoice(env);
-    expect(env.FORCE_COLOR).toBe('0');
-    const untouched: NodeJS.ProcessEnv = { FORCE_COLOR: '3' };
-    applyColorChoice(untouched);
-    expect(untouched.FORCE_COLOR).toBe('3');
+    vi.stubEnv('NO_COLOR', '1');
+    expect(theme.warn).toBeUndefined();
+    expect(Object.values(theme)).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    const env: NodeJS.ProcessEnv = {};
+    const argv = ['node', 'switchboard', '--no-color', 'console'];
+    applyNoColorFlag(env, argv);
+    expect(env.NO_COLOR).toBe('1');
+    expect(argv).toEqual(['node', 'switchboard', 'console']);
   });
 });
