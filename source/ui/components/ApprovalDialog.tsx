@@ -116,7 +116,9 @@ export function ApprovalDialog({ request, position, total, now, width, maxArgLin
   // away (expired, decided elsewhere) the dialog unmounts and its layer with it.
   const { top } = useKeys((input, key) => {
     const global = commandFor(input, key, ['global'])?.command;
-    // Paused or already decided: every key stops here but quitting (Ctrl-C) and help.
+    // Paused or already decided: every key stops here but quitting (Ctrl-C) and help, and Esc once
+    // decided (should the decision fail, e.g. the gateway gone, the dialog can still be put off).
+    if (decided && !paused && key.escape) onDismiss?.();
     if (paused || decided) return !(global === 'app.quit' && key.ctrl) && global !== 'help.toggle';
     if (reason !== undefined) {
       if (key.escape) setReason(undefined);
