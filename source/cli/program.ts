@@ -49,6 +49,7 @@ function baseProgram(): Command {
     .option('--home <dir>', 'state and config folder (default: $SWITCHBOARD_HOME or ~/.switchboard)')
     .option('--connect <url>', 'reach a gateway over TCP (tcp://host:port; token from $SWITCHBOARD_CONTROL_TOKEN) instead of this home\'s socket')
     .option('--attach', 'the console only attaches to a running gateway (fails when none runs)')
+    .option('--no-color', 'the console draws without colour (so does NO_COLOR)')
     .showSuggestionAfterError(true)
     .exitOverride();
 
@@ -101,10 +102,11 @@ async function runHeadlessGateway(...args: Parameters<typeof import('./gateway-c
 /** Loaded on demand: the gateway command must never load React (STYLE.md section 1). */
 async function openConsole(command: Command): Promise<number> {
   try {
-    const options = command.optsWithGlobals<GlobalOptions & { attach?: boolean }>();
+    const options = command.optsWithGlobals<GlobalOptions & { attach?: boolean; color?: boolean }>();
     const home = homeOf(command);
     const connect = connectTarget(command);
     if (!connect && !options.attach) ensureConfig(home, options.home);
+    if (options.color === false) (await import('../ui/theme.js')).applyNoColorFlag(process.env, process.argv);
     slimInkImports();
     await loadYogaWithoutFetch();
     const { runConsole } = await import('../ui/run-console.js');

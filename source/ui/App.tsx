@@ -10,7 +10,7 @@ import { ElicitationDialog, type ElicitationChoice } from './components/Elicitat
 import { issuesOf } from './forms/config-entry-form.js';
 import { describeApplied, type EditForm } from './forms/edit-form.js';
 import { editFormFor, type EditTarget } from './forms/edit-target.js';
-import { ApprovalDialog, approvalDialogHeight, type ApprovalChoice } from './components/ApprovalDialog.js';
+import { ApprovalDialog, approvalDialogHeight, KEY_GUARD_MS, type ApprovalChoice } from './components/ApprovalDialog.js';
 import { Header, headerHeight } from './components/Header.js';
 import type { ConsoleModel, ConsoleState } from './console-model.js';
 import { useConsoleState } from './hooks/useConsoleState.js';
@@ -72,7 +72,11 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
   const [notice, setNotice] = useState<string>('Press ? for keys, / for commands.');
   const [filter, setFilter] = useState('');
 
-  const head = state.approvals[0];
+  /** Requests put off with Esc: still pending (the Approvals pane lists them), no dialog until `A`. */
+  const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
+  /** When the last decision was made here: the dialog that follows it ignores keys for a moment. */
+  const decidedAt = useRef(0);
+  const head = state.approvals.find((request) => !dismissed.has(request.id));
   // The approval queue waits under every overlay: its dialog shows when the stack is empty.
   const dialogOpen = head !== undefined && stack.length === 0;
   const elicitation = dialogOpen && head?.form ? { ...head, form: head.form } : undefined;
@@ -144,6 +148,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
   const decide = (choice: ApprovalChoice) => {
     if (!head) return;
     const request = head;
+    decidedAt.current = Date.now();
     const decided = choice.decision === 'approveSession'
       ? ops.approvals.approveForSession({ id: request.id, by: 'console' }).then(({ released }) => `Approved ${request.tool} for the session${released > 0 ? `; ${released} queued request(s) of it released too` : ''}.`)
       : ops.approvals.decide({ id: request.id, decision: choice.decision === 'approve' ? 'approve' : 'deny', by: 'console', ...(choice.decision === 'deny' && choice.reason ? { reason: choice.reason } : {}) })
@@ -154,6 +159,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
   const answer = (choice: ElicitationChoice) => {
     if (!head) return;
     const request = head;
+    decidedAt.current = Date.now();
     void ops.approvals.answer(choice.decision === 'answer' ? { id: request.id, values: choice.values } : { id: request.id, decline: true }).then(
       () => setNotice(`${choice.decision === 'answer' ? 'Sent the answer' : 'Declined the request'} of ${request.server ?? request.origin}.`),
       (error: unknown) => setNotice((error as Error).message));
@@ -187,6 +193,17 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
     }
   };
 
+  const dismiss = () => {
+    if (!head) return;
+    setDismissed((before) => new Set([...before, head.id]));
+    setNotice(`Put off: ${head.tool} for ${head.origin} stays pending (Approvals pane, 4); A opens it again.`);
+  };
+  const reopenApprovals = () => {
+    const waiting = state.approvals.filter((request) => dismissed.has(request.id)).length;
+    setDismissed(new Set());
+    setNotice(waiting > 0 ? `${waiting} approval request(s) put off: open again.` : 'No approval request was put off.');
+  };
+
   const globalCommand = (command: CommandName, input: string) => {
     switch (command) {
       case 'pane.next': return setActive(panes[(panes.indexOf(active) + 1) % panes.length]!);
@@ -197,6 +214,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
       case 'commandLine.open': return push({ kind: 'command', text: '/' });
       case 'log.filter': return push({ kind: 'filter', text: filter });
       case 'config.edit': return void editConfigFile();
+      case 'approval.reopen': return reopenApprovals();
       case 'app.quit': return link.where === 'attached' || state.runsInFlight > 0 ? push({ kind: 'quit' }) : onQuit();
       default: return undefined;
     }
@@ -222,7 +240,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
   // Fixed lines: header (and the disconnected banner), tabs, bottom line. The dialog's arguments get what is left after a 3-line pane.
   const chrome = headerHeight(state) + 2; // the header's lines, the tabs, the bottom line
   const maxArgLines = Math.max(1, Math.min(12, rows - chrome - 3 - approvalDialogHeightWithoutArgs));
-  const dialogHeight = dialogOpen && head && !elicitation ? approvalDialogHeight(head, maxArgLines) : 0;
+  const dialogHeight = dialogOpen && head && !elicitation ? approvalDialogHeight(head, maxArgLines, width) : 0;
   const paneHeight = Math.max(1, rows - chrome - dialogHeight);
   // Narrow terminals stack a second pane under the active one when there is room; wide ones use two columns.
   const stacked = !wide && paneHeight >= 14;
@@ -242,6 +260,9 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
   const secondary: PaneName = active === 'Logs' ? 'Approvals' : 'Logs';
   const leftWidth = wide ? Math.floor(width * 0.6) : width;
   const focusedPaneKeys = !dialogOpen && stack.length === 0;
+  const position = head ? state.approvals.indexOf(head) + 1 : 0;
+  // Read when the next dialog mounts: a decision a moment ago pauses its keys (a double tap of `a`).
+  const pausedUntil = Date.now() - decidedAt.current < 2000 ? Date.now() + KEY_GUARD_MS : 0;
 
   return (
     <Box flexDirection="column" width={width} height={rows}>
@@ -254,8 +275,8 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
         ))}
       </Box>
       <FullOverlays stack={stack} context={{ width, height: rows - chrome, existingNames: state.mcpServers.map((server) => server.name), login: local?.login, openUrl, actions, ops, failedDeliveries: state.failedDeliveries }} />
-      {elicitation ? <ElicitationDialog key={elicitation.id} request={elicitation} position={1} total={state.approvals.length} now={now} width={width} height={rows - chrome} onChoice={answer} /> : null}
-      {dialogOpen && head && !elicitation ? <ApprovalDialog key={head.id} request={head} position={1} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} onChoice={decide} /> : null}
+      {elicitation ? <ElicitationDialog key={elicitation.id} request={elicitation} position={position} total={state.approvals.length} now={now} width={width} height={rows - chrome} pausedUntil={pausedUntil} onChoice={answer} onDismiss={dismiss} /> : null}
+      {dialogOpen && head && !elicitation ? <ApprovalDialog key={head.id} request={head} position={position} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} pausedUntil={pausedUntil} onChoice={decide} onDismiss={dismiss} /> : null}
       {paneHidden ? null : (
         <Box height={paneHeight} flexShrink={0} overflow="hidden" flexDirection={stacked ? 'column' : 'row'}>
           <Box width={leftWidth} height={activeHeight} flexDirection="column" overflow="hidden">{renderPane(active, leftWidth, focusedPaneKeys)}</Box>
@@ -271,8 +292,8 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
 
 /** What quitting does: an attached console only detaches; an in-process one stops the gateway. */
 function quitPrompt(state: ConsoleState): string {
-  if (state.link.where === 'attached') return `Detach from the gateway (pid ${state.link.hello.pid})? It keeps running${state.runsInFlight > 0 ? ` its ${state.runsInFlight} run(s)` : ''}. y / any other key to stay`;
-  return `${state.runsInFlight} run(s) in flight: quitting stops the gateway, and webhook runs are queued again for its next start. Quit? y / any other key to stay`;
+  if (state.link.where === 'attached') return `Detach from the gateway (pid ${state.link.hello.pid})? It keeps running${state.runsInFlight > 0 ? ` its ${state.runsInFlight} run(s)` : ''}. y or Ctrl-C / any other key to stay`;
+  return `${state.runsInFlight} run(s) in flight: quitting stops the gateway, and webhook runs are queued again for its next start. Quit? y or Ctrl-C / any other key to stay`;
 }
 
 /** The issues an operation listed, after its message (a refused install). */

@@ -4,10 +4,14 @@ import { createContext, useContext, useLayoutEffect, useRef, useState, type Reac
 /** What a layer says about a key: `true` takes it; anything else offers it to the layer below. */
 export type KeyHandler = (input: string, key: Key) => boolean | void;
 
-/** Where a layer sits: overlays (dialogs, forms, prompts) over the focused pane over the global keymap. */
-export type LayerKind = 'overlay' | 'pane' | 'global';
+/**
+ * Where a layer sits: overlays (dialogs, forms, prompts) over the focused pane over the global keymap.
+ * A `text` layer is a focused line input: it has focus only while the layer that holds it is on
+ * top, so it sits above everything and passes down the keys that are not editing (Esc, Tab, ↑↓).
+ */
+export type LayerKind = 'text' | 'overlay' | 'pane' | 'global';
 
-const rank: Record<LayerKind, number> = { overlay: 0, pane: 1, global: 2 };
+const rank: Record<LayerKind, number> = { text: -1, overlay: 0, pane: 1, global: 2 };
 
 export interface KeyLayer {
   kind: LayerKind;
@@ -22,6 +26,30 @@ export type KeyRouter = ReturnType<typeof createKeyRouter>;
 
 const isCtrlC = (input: string, key: Key) => key.ctrl && input === 'c';
 
+const plainKey: Key = {
+  upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false,
+  return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false,
+  super: false, hyper: false, capsLock: false, numLock: false,
+};
+
+/** The key one character of a typed chunk stands for (Ink parses only whole chunks). */
+export function keyOfChar(char: string): [string, Key] {
+  if (char === '\r' || char === '\n') return ['', { ...plainKey, return: true }];
+  if (char === '\t') return ['', { ...plainKey, tab: true }];
+  if (char === '\u007F' || char === '\b') return ['', { ...plainKey, backspace: true }];
+  const code = char.codePointAt(0)!;
+  // Control bytes: Ctrl-A is 1 ... Ctrl-Z is 26.
+  if (code >= 1 && code <= 26) return [String.fromCodePoint(code + 96), { ...plainKey, ctrl: true }];
+  return [char, { ...plainKey, shift: /^[A-Z]$/.test(char) }];
+}
+
+/**
+ * Whether Ink handed over several keys as one `input` (fast typing, a paste): plain characters
+ * with no key flag. Escape sequences (arrows, PgUp) arrive one per event already.
+ */
+const isChunk = (input: string, key: Key) =>
+  [...input].length > 1 && !key.ctrl && !key.meta && !key.escape && !key.upArrow && !key.downArrow && !key.leftArrow && !key.rightArrow && !key.pageUp && !key.pageDown && !key.return && !key.tab;
+
 /**
  * The console's one input router: every key is offered to the layers top first (the newest overlay,
  * then the focused pane, then the global keymap) until one takes it or a modal layer stops it.
@@ -32,6 +60,34 @@ export function createKeyRouter() {
   let seq = 0;
   const ordered = () => [...layers].sort((a, b) => rank[a.kind] - rank[b.kind] || b.seq - a.seq);
   const changed = () => { for (const listener of [...listeners]) listener(); };
+  /**
+   * Keys of a chunk not handed out yet (a character, or a key that arrived behind them): one per
+   * turn of the event loop, so each key meets the state the one before it left.
+   */
+  const pending: Array<{ input: string; key: Key; char: boolean }> = [];
+  const offer = (input: string, key: Key): boolean => {
+    for (const layer of ordered()) {
+      if (layer.handle(input, key) === true) return true;
+      if (layer.modal() && !isCtrlC(input, key)) return true;
+    }
+    return false;
+  };
+  const textOnTop = () => ordered()[0]?.kind === 'text';
+  const drain = () => {
+    const first = pending.shift();
+    if (!first) return;
+    if (first.char && textOnTop()) {
+      // A focused line input takes the rest of the chunk's characters as text in one go.
+      let text = first.input;
+      while (pending[0]?.char) text += pending.shift()!.input;
+      offer(text, plainKey);
+    } else if (first.char) {
+      offer(...keyOfChar(first.input));
+    } else {
+      offer(first.input, first.key);
+    }
+    if (pending.length > 0) setImmediate(drain);
+  };
   return {
     nextSeq: () => ++seq,
     /** Adds a layer; the returned function takes it away again. */
@@ -40,20 +96,26 @@ export function createKeyRouter() {
       changed();
       return () => { if (layers.delete(layer)) changed(); };
     },
-    /** The layer that is offered keys first. */
-    top: (): KeyLayer | undefined => ordered()[0],
+    /** The layer that is offered keys first (line inputs aside: they belong to the layer under them). */
+    top: (): KeyLayer | undefined => ordered().find((layer) => layer.kind !== 'text'),
     /** Called whenever a layer comes or goes. */
     subscribe(listener: () => void): () => void {
       listeners.add(listener);
       return () => { listeners.delete(listener); };
     },
-    /** Offers one key down the layers; says whether a layer took it. */
+    /**
+     * Offers a key down the layers; says whether a layer took it. A chunk of several characters is
+     * split into keys (`jjj` moves three rows), unless a line input is on top: it takes it as text.
+     * Keys wait behind an unfinished chunk so their order is kept.
+     */
     dispatch(input: string, key: Key): boolean {
-      for (const layer of ordered()) {
-        if (layer.handle(input, key) === true) return true;
-        if (layer.modal() && !isCtrlC(input, key)) return true;
-      }
-      return false;
+      const chunk = isChunk(input, key);
+      const waiting = pending.length > 0;
+      if (!waiting && (!chunk || textOnTop())) return offer(input, key);
+      if (chunk) pending.push(...[...input].map((char) => ({ input: char, key: plainKey, char: true })));
+      else pending.push({ input, key, char: false });
+      if (!waiting) drain();
+      return true;
     },
   };
 }

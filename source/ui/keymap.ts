@@ -8,7 +8,8 @@ export type CommandName =
   | 'list.up' | 'list.down' | 'item.open' | 'item.close'
   | 'delivery.replay' | 'webhook.test' | 'item.copy' | 'item.edit' | 'config.edit' | 'deliveries.open'
   | 'commandLine.open' | 'help.toggle' | 'app.quit' | 'log.filter'
-  | 'approval.approve' | 'approval.approveSession' | 'approval.deny'
+  | 'approval.approve' | 'approval.approveSession' | 'approval.deny' | 'approval.dismiss' | 'approval.reopen'
+  | 'approval.scroll' | 'approval.page'
   | 'mcp.login' | 'mcp.reconnect'
   | 'form.next' | 'form.previous' | 'form.submit' | 'form.cancel';
 
@@ -45,7 +46,11 @@ export const keymap: readonly KeyBinding[] = [
   { command: 'app.quit', scope: 'global', keys: 'q / Ctrl-C', description: 'quit (asks while runs are in flight)', matches: (i, k) => i === 'q' || (k.ctrl && i === 'c') },
   { command: 'approval.approve', scope: 'approval', keys: 'a', description: 'approve once; a form: fill in', matches: char('a') },
   { command: 'approval.approveSession', scope: 'approval', keys: 's', description: 'approve this tool for the session', matches: char('s') },
-  { command: 'approval.deny', scope: 'approval', keys: 'd / Esc', description: 'deny (+ reason); decline a form', matches: (i, k) => i === 'd' || k.escape },
+  { command: 'approval.deny', scope: 'approval', keys: 'd', description: 'deny (+ reason); decline a form', matches: char('d') },
+  { command: 'approval.dismiss', scope: 'approval', keys: 'Esc', description: 'decide later (stays pending; A reopens)', matches: (_i, k) => k.escape },
+  { command: 'approval.scroll', scope: 'approval', keys: 'j k / ↑↓', description: 'scroll the arguments', matches: (i, k) => k.upArrow || k.downArrow || ((i === 'j' || i === 'k') && !k.ctrl && !k.meta) },
+  { command: 'approval.page', scope: 'approval', keys: 'PgUp/PgDn', description: 'scroll the arguments a page', matches: (_i, k) => k.pageUp || k.pageDown },
+  { command: 'approval.reopen', scope: 'global', keys: 'A', description: 'reopen approval requests put off with Esc', matches: char('A') },
   // Forms (e, elicitation): arrows and Tab never type text, so they move between fields.
   { command: 'form.next', scope: 'form', keys: 'Tab / ↓', description: 'next field', matches: (_i, k) => (k.tab && !k.shift) || k.downArrow },
   { command: 'form.previous', scope: 'form', keys: 'S-Tab / ↑', description: 'previous field', matches: (_i, k) => (k.tab && k.shift) || k.upArrow },

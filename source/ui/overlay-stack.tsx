@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
+import { LineInput as LineEditor } from './components/LineInput.js';
 import type { ConfigIssue } from '../config/validate.js';
 import type { McpCommands } from '../mcp/gateway-component.js';
 import type { InstallLink } from '../operations/mcp-links.js';
@@ -107,10 +107,10 @@ export function BottomLine({ stack, notice, quitPrompt, actions }: { stack: read
   return <Text color={theme.dim} wrap="truncate-end">{notice}</Text>;
 }
 
-/** y quits; any other key (Ctrl-C too) stays. */
+/** y quits, and so does a second Ctrl-C (the first one opened this prompt); any other key stays. */
 function QuitLayer({ id, prompt, actions }: { id: number; prompt: string; actions: OverlayActions }) {
-  useKeys((input) => {
-    if (input === 'y') actions.quit();
+  useKeys((input, key) => {
+    if (input === 'y' || (key.ctrl && input === 'c')) actions.quit();
     else actions.close(id);
     return true;
   }, { layer: 'overlay' });
@@ -125,7 +125,7 @@ function LineInput({ entry, actions }: { entry: Extract<LineOverlay, { kind: 'co
   return (
     <Box>
       <Text color={theme.accent}>{entry.kind === 'filter' ? 'filter logs: ' : ''}</Text>
-      <TextInput
+      <LineEditor
         value={entry.text}
         focus={top}
         onChange={(text) => actions.update(entry.id, { kind: entry.kind, text })}

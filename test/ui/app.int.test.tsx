@@ -56,7 +56,7 @@ describe('console app with a real gateway core and the scripted model', () => {
     expect(dialog).toContain('from console');
     expect(dialog).toContain('terminal (matches: recursive delete)');
     expect(dialog).toContain('"command": "rm -rf scratch && echo removed"');
-    expect(dialog).toContain('a approve once · s approve this tool for the session · d or Esc deny');
+    expect(dialog).toContain('a approve once · s approve for the session · d deny · Esc later (A reopens)');
     expect(dialog).toContain('approvals 1');
     expect(fs.existsSync(path.join(home.workspaceDir, 'scratch'))).toBe(true);
 

@@ -6,25 +6,33 @@ import { fit, formatDuration } from '../format.js';
 import { useKeys } from '../input-router.js';
 import { commandFor } from '../keymap.js';
 import { theme } from '../theme.js';
+import { KEYS_PAUSED, useKeyPause } from './ApprovalDialog.js';
 import { Form } from './Form.js';
 
 export type ElicitationChoice = { decision: 'answer'; values: Record<string, unknown> } | { decision: 'decline' };
 
 /**
  * An MCP server asks the operator for input (elicitation, form mode) at the head of the approval
- * queue: first who asks and for what (`a` fills the form in, `d`/Esc declines), then the fields.
+ * queue: first who asks and for what (`a` fills the form in, `d` declines, Esc puts it off), then the fields.
  */
-export function ElicitationDialog({ request, position, total, now, width, height, onChoice }: {
+export function ElicitationDialog({ request, position, total, now, width, height, pausedUntil = 0, onChoice, onDismiss }: {
   request: ApprovalRecord & { form: NonNullable<ApprovalRecord['form']> }; position: number; total: number; now: number; width: number; height: number;
   onChoice: (choice: ElicitationChoice) => void;
+  /** Esc: decide later (the request stays pending; `A` reopens it). */
+  onDismiss?: () => void;
+  /** Keys are ignored until then (set just after a decision, like the approval dialog). */
+  pausedUntil?: number;
 }) {
   const fields = useMemo(() => elicitationFields(request.form.schema), [request.form.schema]);
   const [filling, setFilling] = useState(false);
-  // Modal: only a or d/Esc act; q or ? are letters of the form to come (Ctrl-C still quits).
+  const paused = useKeyPause(pausedUntil);
+  // Modal: only a, d and Esc act; q or ? are letters of the form to come (Ctrl-C still quits).
   useKeys((input, key) => {
+    if (paused) return;
     const command = commandFor(input, key, ['approval'])?.command;
     if (command === 'approval.approve') setFilling(true);
     else if (command === 'approval.deny') onChoice({ decision: 'decline' });
+    else if (command === 'approval.dismiss') onDismiss?.();
   }, { layer: 'overlay', active: !filling, modal: true });
   const inner = Math.max(10, width - 4);
   const heading = `Input requested ${position} of ${total} · ${formatDuration(request.expiresAtMs - now)} left · from ${request.origin}`;
@@ -48,7 +56,7 @@ export function ElicitationDialog({ request, position, total, now, width, height
       <Text bold>{fit(`${request.server ?? 'A server'} asks: ${request.form.message}`, inner)}</Text>
       {listed.map((field) => <Text key={field.key} color={theme.dim}>{fit(`  ${field.label}${field.required ? ' *' : ''}${field.initial ? ` (default ${field.initial})` : ''}`, inner)}</Text>)}
       {fields.length > listed.length ? <Text color={theme.dim}>{`  … ${fields.length - listed.length} more fields`}</Text> : null}
-      <Text color={theme.dim}>{fit('a fill in the form · d or Esc decline · * required', inner)}</Text>
+      {paused ? <Text color={theme.warn}>{fit(KEYS_PAUSED, inner)}</Text> : <Text color={theme.dim}>{fit('a fill in the form · d decline · Esc later · * required', inner)}</Text>}
     </Box>
   );
 }

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
+import { LineInput } from './LineInput.js';
 import { useEffect, useState } from 'react';
 import { fit } from '../format.js';
 import { parseFields, type FieldErrors, type FormField } from '../forms/form-fields.js';
@@ -78,7 +78,7 @@ export function Form({ title, fields, width, height, errors = {}, busy = false, 
               <Text color={index === focus ? theme.accent : undefined}>{`${index === focus ? '❯' : ' '} ${fit(label, labelWidth).padEnd(labelWidth)} `}</Text>
               {index === focus && !busy ? (
                 <Box width={valueWidth} height={focusLines} overflow="hidden">
-                  <TextInput
+                  <LineInput
                     value={text}
                     focus={top}
                     mask={field.kind === 'secret' ? '•' : undefined}

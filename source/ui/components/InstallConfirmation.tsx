@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
+import { LineInput } from './LineInput.js';
 import { useState } from 'react';
 import { installSummary, type InstallLink } from '../../operations/mcp-links.js';
 import { useKeys } from '../input-router.js';
@@ -56,7 +56,7 @@ export function InstallConfirmation({ link, existingNames, onDecision }: { link:
         <Box flexDirection="column">
           <Box>
             <Text>New name: </Text>
-            <TextInput value={name} focus={top} onChange={(value) => { setName(value); setProblem(undefined); }} onSubmit={submitName} />
+            <LineInput value={name} focus={top} onChange={(value) => { setName(value); setProblem(undefined); }} onSubmit={submitName} />
           </Box>
           {problem ? <Text color={theme.error}>{problem}</Text> : null}
           <Text color={theme.dim}>Enter installs under this name · Esc cancels</Text>

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
+import { LineInput } from './LineInput.js';
 import { useEffect, useRef, useState } from 'react';
 import type { McpCommands } from '../../mcp/gateway-component.js';
 import type { LoginHandle } from '../../mcp/oauth-login.js';
@@ -90,7 +90,7 @@ export function LoginDialog({ server, login, openUrl, copy, width, onClose }: {
           <Text>Browser on another machine? Paste the address it ends up at (it holds code= and state=):</Text>
           <Box>
             <Text color={theme.accent}>{'> '}</Text>
-            <TextInput value={pasted} focus={top} onChange={(value) => { setPasted(value); setProblem(undefined); }} onSubmit={submit} />
+            <LineInput value={pasted} focus={top} onChange={(value) => { setPasted(value); setProblem(undefined); }} onSubmit={submit} />
           </Box>
         </Box>
       ) : <Text color={theme.dim}>Discovering the authorization server...</Text>}

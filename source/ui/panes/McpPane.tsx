@@ -9,7 +9,7 @@ import type { EditTarget } from '../forms/edit-target.js';
 import { column, fit } from '../format.js';
 import { theme } from '../theme.js';
 
-const statusColor: Record<McpServerStatus, string> = {
+const statusColor: Record<McpServerStatus, string | undefined> = {
   ready: theme.ok, connecting: theme.warn, reconnecting: theme.warn, degraded: theme.warn, recycled: theme.warn, failed: theme.error, disabled: theme.dim, 'needs-login': theme.warn,
 };
 

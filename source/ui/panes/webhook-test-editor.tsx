@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
+import { LineInput } from '../components/LineInput.js';
 import { useKeys } from '../input-router.js';
 import { fit } from '../format.js';
 import { theme } from '../theme.js';
@@ -51,11 +51,11 @@ export function WebhookTestEditor({ draft, width, focused, onChange, onSend, onC
     <Box flexDirection="column" width={width}>
       <Box height={1} overflow="hidden">
         {label('event', `  event ${draft.field === 'event' ? '›' : ' '} `)}
-        <TextInput value={draft.event} focus={top && draft.field === 'event'} onChange={(event) => onChange({ ...draft, event, error: undefined })} onSubmit={submit} />
+        <LineInput value={draft.event} focus={top && draft.field === 'event'} onChange={(event) => onChange({ ...draft, event, error: undefined })} onSubmit={submit} />
       </Box>
       <Box height={1} overflow="hidden">
         {label('payload', `  body  ${draft.field === 'payload' ? '›' : ' '} `)}
-        <TextInput value={draft.text} focus={top && draft.field === 'payload'} onChange={(text) => onChange({ ...draft, text, error: undefined })} onSubmit={submit} />
+        <LineInput value={draft.text} focus={top && draft.field === 'payload'} onChange={(text) => onChange({ ...draft, text, error: undefined })} onSubmit={submit} />
       </Box>
       <Text color={draft.error ? theme.error : theme.dim}>{fit(draft.error ? `  Not sent: ${draft.error}` : `  A signed test request to route ${draft.route}, through the intake.`, width)}</Text>
       <Text color={theme.dim}>{fit('  Tab event/body · Enter send · Esc close (the edit is kept)', width)}</Text>
