@@ -70,6 +70,8 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
   const [stack, setStack] = useState<StackedOverlay[]>([]);
   const lastId = useRef(0);
   const [notice, setNotice] = useState<string>('Press ? for keys, / for commands.');
+  /** The command lines run in this console, oldest first: ↑ and ↓ on the command line recall them. */
+  const [commandHistory, setCommandHistory] = useState<readonly string[]>([]);
   const [filter, setFilter] = useState('');
 
   /** Requests put off with Esc: still pending (the Approvals pane lists them), no dialog until `A`. */
@@ -231,9 +233,11 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
     editConfigFile: (id) => void editConfigFile(id),
     submitLine: (id, kind, text) => {
       close(id);
-      if (kind === 'filter') setFilter(text.trim());
-      else runSlash(text);
+      if (kind === 'filter') return setFilter(text.trim());
+      if (text.trim() !== '/' && text.trim() !== '') setCommandHistory((list) => [...list.filter((line) => line !== text), text].slice(-50));
+      runSlash(text);
     },
+    commandHistory,
     secretOf: (route) => ops.webhooks.secret({ route }).then(({ secret }) => { secrets.current.set(secret, route); return secret; }),
   };
 

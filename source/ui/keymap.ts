@@ -5,7 +5,7 @@ export type KeyScope = 'global' | 'list' | 'approval' | 'mcp' | 'webhooks' | 'fo
 
 export type CommandName =
   | 'pane.next' | 'pane.previous' | 'pane.select'
-  | 'list.up' | 'list.down' | 'item.open' | 'item.close'
+  | 'list.up' | 'list.down' | 'list.follow' | 'item.open' | 'item.close'
   | 'delivery.replay' | 'webhook.test' | 'item.copy' | 'item.edit' | 'config.edit' | 'deliveries.open'
   | 'commandLine.open' | 'help.toggle' | 'app.quit' | 'log.filter'
   | 'approval.approve' | 'approval.approveSession' | 'approval.deny' | 'approval.dismiss' | 'approval.reopen'
@@ -30,6 +30,7 @@ export const keymap: readonly KeyBinding[] = [
   { command: 'pane.select', scope: 'global', keys: '1-6', description: 'go to pane 1-6', matches: (i, k) => /^[1-6]$/.test(i) && !k.ctrl },
   { command: 'list.up', scope: 'list', keys: '↑ / k', description: 'move up', matches: (i, k) => k.upArrow || i === 'k' },
   { command: 'list.down', scope: 'list', keys: '↓ / j', description: 'move down', matches: (i, k) => k.downArrow || i === 'j' },
+  { command: 'list.follow', scope: 'webhooks', keys: 'f', description: 'follow the newest delivery, or stop following', matches: char('f') },
   { command: 'item.open', scope: 'list', keys: 'Enter', description: 'open details', matches: (_i, k) => k.return },
   { command: 'item.close', scope: 'list', keys: 'Esc', description: 'close details', matches: (_i, k) => k.escape },
   { command: 'delivery.replay', scope: 'webhooks', keys: 'r', description: 'replay the selected delivery', matches: char('r') },

@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { useState } from 'react';
 import { LineInput as LineEditor } from './components/LineInput.js';
 import type { ConfigIssue } from '../config/validate.js';
 import type { McpCommands } from '../mcp/gateway-component.js';
@@ -40,6 +41,8 @@ export interface OverlayActions {
   /** The command line or the log filter was submitted. */
   submitLine(id: number, kind: 'command' | 'filter', text: string): void;
   quit(): void;
+  /** Command lines run before, oldest first (↑/↓ on the command line). */
+  commandHistory: readonly string[];
   copy(text: string, what: string): void;
   secretOf(route: string): Promise<string>;
 }
@@ -119,8 +122,20 @@ function QuitLayer({ id, prompt, actions }: { id: number; prompt: string; action
 
 /** The command line or the log filter: typed text stays here (modal); Esc closes it. */
 function LineInput({ entry, actions }: { entry: Extract<LineOverlay, { kind: 'command' | 'filter' }>; actions: OverlayActions }) {
+  // How far back in the command history ↑ has gone (0: the line being typed, kept in `draft`).
+  const [back, setBack] = useState(0);
+  const [draft, setDraft] = useState(entry.text);
+  const history = entry.kind === 'command' ? actions.commandHistory : [];
+  const recall = (to: number) => {
+    if (to < 0 || to > history.length) return;
+    if (back === 0) setDraft(entry.text);
+    setBack(to);
+    actions.update(entry.id, { kind: entry.kind, text: to === 0 ? draft : history[history.length - to]! });
+  };
   const { top } = useKeys((_input, key) => {
     if (key.escape) actions.close(entry.id);
+    else if (key.upArrow) recall(back + 1);
+    else if (key.downArrow) recall(back - 1);
   }, { layer: 'overlay', modal: true });
   return (
     <Box>

@@ -121,7 +121,7 @@ function StackHarness({ initial, closed }: { initial: Overlay[]; closed: number[
   const actions: OverlayActions = {
     close: (id) => { closed.push(id); setStack((list) => list.filter((entry) => entry.id !== id)); },
     update: (id, next) => setStack((list) => list.map((entry) => (entry.id === id ? { ...next, id } : entry))),
-    install: () => {}, saveForm: () => {}, editConfigFile: () => {}, submitLine: () => {}, quit: () => {}, copy: () => {},
+    install: () => {}, saveForm: () => {}, editConfigFile: () => {}, submitLine: () => {}, quit: () => {}, copy: () => {}, commandHistory: [],
     secretOf: async () => '',
   };
   return (

@@ -27,8 +27,8 @@ export interface RowSource {
 /** What the list keeps between renders: the selected row's key, not its index, so arriving rows never move it. */
 interface Selection { key?: string; index: number; follow: boolean }
 
-// TODO(keymap owner): this belongs in keymap.ts as a `list.follow` command of the panes that offer it.
-const followKey = (input: string, key: Key) => input === 'f' && !key.ctrl && !key.meta;
+/** The lists that follow the newest row (the Webhook deliveries pane) take `f` before the log filter does. */
+const followKey = (input: string, key: Key) => commandFor(input, key, ['webhooks'])?.command === 'list.follow';
 
 /**
  * A windowed, selectable list: only the rows that fit are rendered, so a ring of thousands costs

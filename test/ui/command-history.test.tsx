@@ -1,0 +1,39 @@
+import { afterEach, describe, it } from 'vitest';
+import { renderConsole, slash } from '../helpers/console.js';
+import { keys, waitForFrame } from '../helpers/ink.js';
+
+const closers: Array<() => unknown> = [];
+afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
+const ticks = async (n = 5) => { for (let i = 0; i < n; i += 1) await new Promise((resolve) => setImmediate(resolve)); };
+const bottom = (frame: string) => frame.trimEnd().split('\n').at(-1)!.trim();
+
+describe('the command line', () => {
+  it('recalls the lines run before with ↑ and ↓, back to what was being typed', async () => {
+    const view = await renderConsole({ size: { columns: 120, rows: 30 } });
+    closers.push(view.close);
+    await waitForFrame(view.lastFrame, (f) => f.includes(' 1 MCP'));
+    await ticks();
+    await slash(view.stdin, view.lastFrame, 'first-unknown');
+    await waitForFrame(view.lastFrame, (f) => f.includes('Unknown command /first-unknown'));
+    await slash(view.stdin, view.lastFrame, 'second-unknown');
+    await waitForFrame(view.lastFrame, (f) => f.includes('Unknown command /second-unknown'));
+
+    view.stdin.write('/');
+    await waitForFrame(view.lastFrame, (f) => bottom(f) === '/');
+    view.stdin.write(keys.up);
+    await waitForFrame(view.lastFrame, (f) => bottom(f) === '/second-unknown');
+    view.stdin.write(keys.up);
+    await waitForFrame(view.lastFrame, (f) => bottom(f) === '/first-unknown');
+    view.stdin.write(keys.up); // nothing older: stays
+    await ticks();
+    await waitForFrame(view.lastFrame, (f) => bottom(f) === '/first-unknown');
+    view.stdin.write(keys.down);
+    await waitForFrame(view.lastFrame, (f) => bottom(f) === '/second-unknown');
+    view.stdin.write(keys.down);
+    await waitForFrame(view.lastFrame, (f) => bottom(f) === '/');
+    view.stdin.write(keys.up);
+    await waitForFrame(view.lastFrame, (f) => bottom(f) === '/second-unknown');
+    view.stdin.write(keys.enter);
+    await waitForFrame(view.lastFrame, (f) => f.includes('Unknown command /second-unknown'));
+  });
+});
