@@ -15,6 +15,7 @@ import { Header, headerHeight } from './components/Header.js';
 import type { ConsoleModel, ConsoleState } from './console-model.js';
 import { useConsoleState } from './hooks/useConsoleState.js';
 import { useNow } from './hooks/useNow.js';
+import { useNotices } from './hooks/useNotices.js';
 import { InputRouter, useKeys } from './input-router.js';
 import { commandFor, type CommandName } from './keymap.js';
 import { BottomLine, FullOverlays, isFull, type Overlay, type OverlayActions, type StackedOverlay } from './overlay-stack.js';
@@ -69,7 +70,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
   /** Overlays over the panes, the last on top: it gets keys first, Esc (or its own keys) closes it. */
   const [stack, setStack] = useState<StackedOverlay[]>([]);
   const lastId = useRef(0);
-  const [notice, setNotice] = useState<string>('Press ? for keys, / for commands.');
+  const { notice, notices, setNotice } = useNotices('Press ? for keys, / for commands.');
   /** The command lines run in this console, oldest first: ↑ and ↓ on the command line recall them. */
   const [commandHistory, setCommandHistory] = useState<readonly string[]>([]);
   const [filter, setFilter] = useState('');
@@ -213,6 +214,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
       case 'pane.select': return panes[Number(input) - 1] ? setActive(panes[Number(input) - 1]!) : setNotice(`Pane ${input} is not there yet.`);
       case 'help.toggle': return push({ kind: 'help' });
       case 'deliveries.open': return push({ kind: 'deliveries' });
+      case 'messages.open': return push({ kind: 'messages' });
       case 'commandLine.open': return push({ kind: 'command', text: '/' });
       case 'log.filter': return push({ kind: 'filter', text: filter });
       case 'config.edit': return void editConfigFile();
@@ -278,7 +280,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
           </Text>
         ))}
       </Box>
-      <FullOverlays stack={stack} context={{ width, height: rows - chrome, existingNames: state.mcpServers.map((server) => server.name), login: local?.login, openUrl, actions, ops, failedDeliveries: state.failedDeliveries }} />
+      <FullOverlays stack={stack} context={{ width, height: rows - chrome, existingNames: state.mcpServers.map((server) => server.name), login: local?.login, openUrl, actions, ops, failedDeliveries: state.failedDeliveries, notices }} />
       {elicitation ? <ElicitationDialog key={elicitation.id} request={elicitation} position={position} total={state.approvals.length} now={now} width={width} height={rows - chrome} pausedUntil={pausedUntil} onChoice={answer} onDismiss={dismiss} /> : null}
       {dialogOpen && head && !elicitation ? <ApprovalDialog key={head.id} request={head} position={position} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} pausedUntil={pausedUntil} onChoice={decide} onDismiss={dismiss} /> : null}
       {paneHidden ? null : (

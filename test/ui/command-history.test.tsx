@@ -1,4 +1,4 @@
-import { afterEach, describe, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { renderConsole, slash } from '../helpers/console.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
 
@@ -35,5 +35,21 @@ describe('the command line', () => {
     await waitForFrame(view.lastFrame, (f) => bottom(f) === '/second-unknown');
     view.stdin.write(keys.enter);
     await waitForFrame(view.lastFrame, (f) => f.includes('Unknown command /second-unknown'));
+  });
+
+  it('M recalls the messages the bottom line showed, newest first', async () => {
+    const view = await renderConsole({ size: { columns: 120, rows: 30 } });
+    closers.push(view.close);
+    await waitForFrame(view.lastFrame, (f) => f.includes(' 1 MCP'));
+    await ticks();
+    await slash(view.stdin, view.lastFrame, 'older-one');
+    await waitForFrame(view.lastFrame, (f) => f.includes('Unknown command /older-one'));
+    await slash(view.stdin, view.lastFrame, 'newer-one');
+    await waitForFrame(view.lastFrame, (f) => f.includes('Unknown command /newer-one'));
+    view.stdin.write('M');
+    const frame = await waitForFrame(view.lastFrame, (f) => f.includes('Messages (2, newest first)'));
+    expect(frame.indexOf('Unknown command /newer-one')).toBeLessThan(frame.indexOf('Unknown command /older-one'));
+    view.stdin.write(keys.escape);
+    await waitForFrame(view.lastFrame, (f) => !f.includes('Messages (2'));
   });
 });
