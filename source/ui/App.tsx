@@ -16,6 +16,7 @@ import type { ConsoleModel, ConsoleState } from './console-model.js';
 import { useConsoleState } from './hooks/useConsoleState.js';
 import { useNow } from './hooks/useNow.js';
 import { useNotices } from './hooks/useNotices.js';
+import { NOTICE_SHOWN_MS, paneHint } from './pane-hints.js';
 import { InputRouter, useKeys } from './input-router.js';
 import { commandFor, type CommandName } from './keymap.js';
 import { BottomLine, FullOverlays, isFull, type Overlay, type OverlayActions, type StackedOverlay } from './overlay-stack.js';
@@ -291,7 +292,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
           {stacked ? <Box width={width} height={secondaryHeight} flexDirection="column" overflow="hidden">{renderPane(secondary, width, false, secondaryHeight)}</Box> : null}
         </Box>
       )}
-      <BottomLine stack={stack} notice={notice} quitPrompt={quitPrompt(state)} actions={actions} />
+      <BottomLine stack={stack} notice={now - notice.atMs < NOTICE_SHOWN_MS ? notice.text : paneHint(active)} quitPrompt={quitPrompt(state)} actions={actions} />
     </Box>
   );
 }

@@ -12,12 +12,13 @@ export const MAX_NOTICES = 100;
  * The bottom line's notice, and the history of every notice shown (newest last), so a message that
  * was replaced before it was read can be recalled (`M`).
  */
-export function useNotices(first: string): { notice: string; notices: readonly Notice[]; setNotice: (text: string) => void } {
+export function useNotices(first: string): { notice: Notice; notices: readonly Notice[]; setNotice: (text: string) => void } {
   const [notices, setNotices] = useState<readonly Notice[]>([]);
-  const [notice, setCurrent] = useState(first);
+  const [notice, setCurrent] = useState<Notice>(() => ({ atMs: Date.now(), text: first }));
   const setNotice = (text: string) => {
-    setCurrent(text);
-    setNotices((list) => [...list, { atMs: Date.now(), text }].slice(-MAX_NOTICES));
+    const entry = { atMs: Date.now(), text };
+    setCurrent(entry);
+    setNotices((list) => [...list, entry].slice(-MAX_NOTICES));
   };
   return { notice, notices, setNotice };
 }

@@ -1,0 +1,16 @@
+/** The keys of each pane, short: the bottom line shows them once its last notice is old (`?` has them all). */
+const paneKeys: Record<string, string> = {
+  MCP: '↑↓ select · Enter details · R reconnect · l login · e edit',
+  Webhooks: '↑↓ select · Enter details · r replay · t test · c copy · e edit · f follow',
+  Jobs: '↑↓ select · Enter runs · e edit',
+  Approvals: '↑↓ select · Enter details · A reopen put-off requests',
+  Logs: 'f filter',
+  Output: '↑↓ select · Enter open · c copy',
+};
+
+/** How long a notice stays on the bottom line before the focused pane's keys take its place. */
+export const NOTICE_SHOWN_MS = 15_000;
+
+export function paneHint(pane: string): string {
+  return `${paneKeys[pane] ?? ''} · D deliveries · M messages · / commands · ? all keys`.replace(/^ · /, '');
+}
