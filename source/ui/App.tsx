@@ -216,6 +216,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
       case 'help.toggle': return push({ kind: 'help' });
       case 'deliveries.open': return push({ kind: 'deliveries' });
       case 'messages.open': return push({ kind: 'messages' });
+      case 'runs.open': return push({ kind: 'runs' });
       case 'commandLine.open': return push({ kind: 'command', text: '/' });
       case 'log.filter': return push({ kind: 'filter', text: filter });
       case 'config.edit': return void editConfigFile();
@@ -281,7 +282,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
           </Text>
         ))}
       </Box>
-      <FullOverlays stack={stack} context={{ width, height: rows - chrome, existingNames: state.mcpServers.map((server) => server.name), login: local?.login, openUrl, actions, ops, failedDeliveries: state.failedDeliveries, notices }} />
+      <FullOverlays stack={stack} context={{ width, height: rows - chrome, existingNames: state.mcpServers.map((server) => server.name), login: local?.login, openUrl, actions, ops, failedDeliveries: state.failedDeliveries, notices, runsInFlight: state.runsInFlightIds }} />
       {elicitation ? <ElicitationDialog key={elicitation.id} request={elicitation} position={position} total={state.approvals.length} now={now} width={width} height={rows - chrome} pausedUntil={pausedUntil} onChoice={answer} onDismiss={dismiss} /> : null}
       {dialogOpen && head && !elicitation ? <ApprovalDialog key={head.id} request={head} position={position} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} pausedUntil={pausedUntil} onChoice={decide} onDismiss={dismiss} /> : null}
       {paneHidden ? null : (

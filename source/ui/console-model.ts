@@ -18,6 +18,8 @@ export interface ConsoleState extends Omit<GatewayState, 'gateway' | 'runsInFlig
   version: number;
   snapshot: GatewaySnapshot;
   runsInFlight: number;
+  /** Their ids (the X overlay). */
+  runsInFlightIds: readonly string[];
   link: LinkView;
 }
 
@@ -42,7 +44,7 @@ export function createConsoleModel(deps: { link: GatewayLink; flushMs?: number; 
 
   const build = (): ConsoleState => {
     const folded = read!.state();
-    return { ...folded, version, snapshot: folded.gateway, runsInFlight: folded.runsInFlight.length, link: linkView };
+    return { ...folded, version, snapshot: folded.gateway, runsInFlight: folded.runsInFlight.length, runsInFlightIds: folded.runsInFlight, link: linkView };
   };
 
   const flushMs = deps.flushMs ?? 33;

@@ -6,7 +6,7 @@ export type KeyScope = 'global' | 'list' | 'approval' | 'mcp' | 'webhooks' | 'fo
 export type CommandName =
   | 'pane.next' | 'pane.previous' | 'pane.select'
   | 'list.up' | 'list.down' | 'list.follow' | 'item.open' | 'item.close'
-  | 'delivery.replay' | 'webhook.test' | 'item.copy' | 'item.edit' | 'config.edit' | 'deliveries.open' | 'messages.open'
+  | 'delivery.replay' | 'webhook.test' | 'item.copy' | 'item.edit' | 'config.edit' | 'deliveries.open' | 'messages.open' | 'runs.open'
   | 'commandLine.open' | 'help.toggle' | 'app.quit' | 'log.filter'
   | 'approval.approve' | 'approval.approveSession' | 'approval.deny' | 'approval.dismiss' | 'approval.reopen'
   | 'approval.scroll' | 'approval.page'
@@ -40,6 +40,7 @@ export const keymap: readonly KeyBinding[] = [
   { command: 'item.copy', scope: 'list', keys: 'c', description: 'copy the item (a route: u URL, s secret)', matches: char('c') },
   { command: 'item.edit', scope: 'list', keys: 'e', description: 'edit the selected server, route or job', matches: char('e') },
   { command: 'deliveries.open', scope: 'global', keys: 'D', description: 'failed and uncertain deliveries (send again with r)', matches: char('D') },
+  { command: 'runs.open', scope: 'global', keys: 'X', description: 'runs in flight: x cancels the selected one (asks first)', matches: char('X') },
   { command: 'messages.open', scope: 'global', keys: 'M', description: 'the messages shown on the bottom line, newest first', matches: char('M') },
   { command: 'config.edit', scope: 'global', keys: 'E', description: 'edit config.json in $EDITOR', matches: char('E') },
   { command: 'log.filter', scope: 'global', keys: 'f', description: 'filter the log pane', matches: char('f') },

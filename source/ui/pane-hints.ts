@@ -12,5 +12,5 @@ const paneKeys: Record<string, string> = {
 export const NOTICE_SHOWN_MS = 15_000;
 
 export function paneHint(pane: string): string {
-  return `${paneKeys[pane] ?? ''} · D deliveries · M messages · / commands · ? all keys`.replace(/^ · /, '');
+  return `${paneKeys[pane] ?? ''} · X runs · D deliveries · M messages · / commands · ? all keys`.replace(/^ · /, '');
 }

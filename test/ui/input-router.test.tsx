@@ -126,7 +126,7 @@ function StackHarness({ initial, closed }: { initial: Overlay[]; closed: number[
   };
   return (
     <>
-      <FullOverlays stack={stack} context={{ width: 80, height: 20, existingNames: [], openUrl: () => false, actions, ops: { deliveries: { list: async () => [], retry: async () => ({ ok: true, detail: '' }) } } as never, failedDeliveries: 0, notices: [] }} />
+      <FullOverlays stack={stack} context={{ width: 80, height: 20, existingNames: [], openUrl: () => false, actions, ops: { deliveries: { list: async () => [], retry: async () => ({ ok: true, detail: '' }) } } as never, failedDeliveries: 0, notices: [], runsInFlight: [] }} />
       <BottomLine stack={stack} notice="notice" quitPrompt="Quit?" actions={actions} />
     </>
   );

@@ -1,0 +1,61 @@
+import { Box, Text } from 'ink';
+import { useState } from 'react';
+import type { Operations } from '../../operations/index.js';
+import { clockTime, fit } from '../format.js';
+import { useFetched } from '../hooks/useFetched.js';
+import { useKeys } from '../input-router.js';
+import { theme } from '../theme.js';
+
+/**
+ * The runs in flight (webhook, job, console and CLI runs alike): `x` cancels the selected one after a
+ * `y`, through `runs.cancel`. A cancelled webhook run is recorded as cancelled, not run again.
+ */
+export function RunsOverlay({ ops, runIds, width, height, onClose }: {
+  ops: Pick<Operations, 'runs'>;
+  runIds: readonly string[];
+  width: number;
+  height: number;
+  onClose: (notice?: string) => void;
+}) {
+  const [selected, setSelected] = useState(0);
+  const [confirming, setConfirming] = useState<string | undefined>();
+  const [message, setMessage] = useState('');
+  const ids = runIds.join(',');
+  const { value: runs } = useFetched(() => Promise.all(runIds.map((runId) => ops.runs.get({ runId }).catch(() => undefined))), ids, ids);
+  const rows = runIds.map((runId, index) => ({ runId, run: runs?.[index] }));
+  const current = rows[Math.min(selected, Math.max(0, rows.length - 1))];
+
+  useKeys((input, key) => {
+    if (confirming) {
+      const runId = confirming;
+      setConfirming(undefined);
+      if (input !== 'y') return setMessage('Not cancelled.'), true;
+      void ops.runs.cancel({ runId }).then(
+        ({ cancelled }) => setMessage(cancelled ? `Cancelled run ${runId.slice(0, 8)}.` : `Run ${runId.slice(0, 8)} had already finished.`),
+        (failure: unknown) => setMessage((failure as Error).message),
+      );
+      return true;
+    }
+    if (key.escape || input === 'q' || input === 'X') return onClose(), true;
+    if (key.downArrow || input === 'j') return setSelected((n) => Math.min(n + 1, Math.max(0, rows.length - 1))), true;
+    if (key.upArrow || input === 'k') return setSelected((n) => Math.max(0, n - 1)), true;
+    if (input === 'x' && current) return setConfirming(current.runId), true;
+    return true;
+  }, { layer: 'overlay', modal: true });
+
+  const visible = Math.max(1, height - 5);
+  const first = Math.max(0, Math.min(selected - visible + 1, rows.length - visible));
+  return (
+    <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={theme.accent} paddingX={1}>
+      <Text bold wrap="truncate">{fit(`Runs in flight (${rows.length}) · x cancel · j/k select · Esc close`, width - 4)}</Text>
+      {rows.length === 0 ? <Text color={theme.dim}>No run is in flight.</Text> : null}
+      {rows.slice(first, first + visible).map((row, index) => {
+        const line = row.run ? `${clockTime(row.run.startedAtMs)} ${row.runId.slice(0, 8)} ${row.run.origin} · ${row.run.prompt}` : `${row.runId.slice(0, 8)} (starting)`;
+        return <Text key={row.runId} inverse={first + index === selected} wrap="truncate">{fit(line, width - 4)}</Text>;
+      })}
+      <Text color={confirming ? theme.warn : theme.dim} wrap="truncate">
+        {fit(confirming ? `Cancel run ${confirming.slice(0, 8)}? Its model call and tools are stopped; it is recorded as cancelled. y / any other key` : message, width - 4)}
+      </Text>
+    </Box>
+  );
+}
