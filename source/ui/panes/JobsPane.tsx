@@ -1,4 +1,6 @@
 import { Box, Text } from 'ink';
+import { useState } from 'react';
+import { useKeys } from '../input-router.js';
 import type { JobLastStatus, JobRow } from '../../store/jobs.js';
 import type { Operations } from '../../operations/index.js';
 import type { ConsoleState } from '../console-model.js';
@@ -27,12 +29,29 @@ export function JobsPane({ state, ops, height, width, focused, now, onNotice, on
       { text: job.lastError ? ` ${job.lastError}` : '', dim: true },
     ],
   }));
+  // n on a job asks first: a run now is a real run (model calls, tools, a delivery).
+  const [confirming, setConfirming] = useState<JobRow | undefined>();
+  useKeys((input) => {
+    const job = confirming!;
+    setConfirming(undefined);
+    if (input !== 'y') return onNotice(`Job ${job.name} not run.`), true;
+    onNotice(`Running job ${job.name} now...`);
+    void ops.jobs.run({ job: job.id }).then(
+      (run) => onNotice(`Job ${job.name} ran: ${run.status}${run.error ? ` (${run.error})` : ''}; Enter on it shows its runs.`),
+      (error: unknown) => onNotice(`Job ${job.name} not run: ${(error as Error).message}`));
+    return true;
+  }, { layer: 'overlay', modal: true, active: confirming !== undefined });
   return (
+    <Box flexDirection="column">
     <ListView
-      rows={rows} height={height} width={width} focused={focused} title="Jobs"
+      rows={rows} height={confirming ? height - 1 : height} width={width} focused={focused} title="Jobs" scopes={['jobs']}
       empty="No jobs. Create one with /cron create <schedule> <prompt> (or switchboard cron create)."
       onCommand={(command, row) => {
         if (command === 'item.edit') return row ? onEdit({ kind: 'job', id: row.key }) : onNotice('No job selected.');
+        if (command === 'job.runNow') {
+          const job = state.jobs.find((candidate) => candidate.id === row?.key);
+          return job ? setConfirming(job) : onNotice('No job selected.');
+        }
       }}
       details={(row) => {
         const job = state.jobs.find((candidate) => candidate.id === row.key);
@@ -40,6 +59,8 @@ export function JobsPane({ state, ops, height, width, focused, now, onNotice, on
         return <JobDetails job={job} ops={ops} height={height} width={width} />;
       }}
     />
+    {confirming ? <Text color={theme.caution}>{fit(`Run ${confirming.name} now? y / any other key · ${running.has(confirming.id) ? 'it is running: recorded as skipped' : `a real run, delivered to ${confirming.deliver}`}`, width)}</Text> : null}
+    </Box>
   );
 }
 
@@ -58,7 +79,7 @@ function JobDetails({ job, ops, height, width }: { job: JobRow; ops: Operations;
           {fit(`${clockTime(run.startedAtMs ?? run.queuedAtMs)} ${run.trigger.padEnd(8)} ${run.status.padEnd(15)} ${run.finishedAtMs && run.startedAtMs ? formatDuration(run.finishedAtMs - run.startedAtMs).padEnd(7) : '       '} ${run.reason ?? run.error ?? (run.deliveryTarget ? `${run.deliveryTarget}: ${run.deliveryDetail ?? ''}` : '')}`, width)}
         </Text>
       ))}
-      <Text color={theme.dim}>{fit('Esc back · e edit · /cron run|pause|resume|remove <name>', width)}</Text>
+      <Text color={theme.dim}>{fit('Esc back · e edit · n run now · /cron pause|resume|remove <name>', width)}</Text>
     </Box>
   );
 }
