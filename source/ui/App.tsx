@@ -260,7 +260,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
       case 'MCP': return <McpPane {...common} ops={ops} onNotice={setNotice} onEdit={edit} onLogin={(server) => (local ? push({ kind: 'login', server }) : setNotice(`OAuth login needs this machine's browser where the gateway runs: run switchboard mcp login ${server} there; the gateway picks the tokens up by itself.`))} />;
       case 'Webhooks': return <WebhooksPane {...common} ops={ops} onNotice={setNotice} onCopy={copyThing} onEdit={edit} />;
       case 'Jobs': return <JobsPane {...common} ops={ops} now={now} onNotice={setNotice} onEdit={edit} />;
-      case 'Approvals': return <ApprovalsPane {...common} now={now} />;
+      case 'Approvals': return <ApprovalsPane {...common} ops={ops} now={now} onNotice={setNotice} />;
       case 'Logs': return <LogsPane {...common} filter={filter} />;
       case 'Output': return <OutputPane {...common} onCopy={copyThing} />;
     }

@@ -1,7 +1,7 @@
 import type { Key } from 'ink';
 
 /** Where a key applies: dialogs take input before panes (STYLE.md section 5). */
-export type KeyScope = 'global' | 'list' | 'approval' | 'mcp' | 'webhooks' | 'jobs' | 'form';
+export type KeyScope = 'global' | 'list' | 'approval' | 'approvals' | 'mcp' | 'webhooks' | 'jobs' | 'form';
 
 export type CommandName =
   | 'pane.next' | 'pane.previous' | 'pane.select'
@@ -10,7 +10,7 @@ export type CommandName =
   | 'commandLine.open' | 'help.toggle' | 'app.quit' | 'log.filter'
   | 'approval.approve' | 'approval.approveSession' | 'approval.deny' | 'approval.dismiss' | 'approval.reopen'
   | 'approval.scroll' | 'approval.page'
-  | 'mcp.login' | 'mcp.reconnect' | 'job.runNow'
+  | 'mcp.login' | 'mcp.reconnect' | 'job.runNow' | 'approval.revoke'
   | 'form.next' | 'form.previous' | 'form.submit' | 'form.cancel';
 
 export interface KeyBinding {
@@ -37,6 +37,7 @@ export const keymap: readonly KeyBinding[] = [
   { command: 'webhook.test', scope: 'webhooks', keys: 't', description: 'send a signed test webhook to the selected route', matches: char('t') },
   { command: 'mcp.login', scope: 'mcp', keys: 'l', description: 'log in to the selected server (OAuth)', matches: char('l') },
   { command: 'mcp.reconnect', scope: 'mcp', keys: 'R', description: 'reconnect the selected server', matches: char('R') },
+  { command: 'approval.revoke', scope: 'approvals', keys: 'v', description: 'revoke the selected session grant (its calls ask again)', matches: char('v') },
   { command: 'job.runNow', scope: 'jobs', keys: 'n', description: 'run the selected job now (asks first)', matches: char('n') },
   { command: 'item.copy', scope: 'list', keys: 'c', description: 'copy the item (a route: u URL, s secret)', matches: char('c') },
   { command: 'item.edit', scope: 'list', keys: 'e', description: 'edit the selected server, route or job', matches: char('e') },

@@ -3,7 +3,7 @@ const paneKeys: Record<string, string> = {
   MCP: '↑↓ select · Enter details · R reconnect · l login · e edit',
   Webhooks: '↑↓ select · Enter details · r replay · t test · c copy · e edit · f follow',
   Jobs: '↑↓ select · Enter runs · n run now · e edit',
-  Approvals: '↑↓ select · Enter details · A reopen put-off requests',
+  Approvals: '↑↓ select · v revoke a session grant · A reopen put-off requests',
   Logs: 'f filter',
   Output: '↑↓ select · Enter open · c copy',
 };

@@ -1,13 +1,23 @@
+import type { Operations } from '../../operations/index.js';
 import type { ConsoleState } from '../console-model.js';
 import { ListView, type ListRow } from '../components/ListView.js';
-import { column, formatDuration } from '../format.js';
+import { clockTime, column, formatDuration } from '../format.js';
 import { theme } from '../theme.js';
 
-/** The pending queue, head first, in fixed columns (a long server or tool name is cut). Decisions happen in the dialog over it. */
-export function ApprovalsPane({ state, height, width, focused, now }: { state: ConsoleState; height: number; width: number; focused: boolean; now: number }) {
-  const serverWidth = Math.min(16, Math.max(6, ...state.approvals.map((request) => (request.server ?? '-').length)));
-  const toolWidth = Math.min(24, Math.max(4, ...state.approvals.map((request) => request.tool.length)));
-  const rows: ListRow[] = state.approvals.map((request, index) => ({
+const grantKey = (grant: { tool: string; server: string | null }) => `grant:${grant.server ?? ''}:${grant.tool}`;
+
+/**
+ * The pending queue, head first, in fixed columns (a long server or tool name is cut); decisions
+ * happen in the dialog over it. Under it the tools approved for the session (`v` revokes one) and the
+ * last decided requests, so an expired one stays visible as expired.
+ */
+export function ApprovalsPane({ state, ops, height, width, focused, now, onNotice }: {
+  state: ConsoleState; ops: Pick<Operations, 'approvals'>; height: number; width: number; focused: boolean; now: number; onNotice: (text: string) => void;
+}) {
+  const all = [...state.approvals, ...state.approvalHistory];
+  const serverWidth = Math.min(16, Math.max(6, ...all.map((request) => (request.server ?? '-').length)));
+  const toolWidth = Math.min(24, Math.max(4, ...all.map((request) => request.tool.length)));
+  const pending: ListRow[] = state.approvals.map((request, index) => ({
     key: request.id,
     text: '',
     parts: [
@@ -16,5 +26,35 @@ export function ApprovalsPane({ state, height, width, focused, now }: { state: C
       { text: `${request.origin}${request.reason ? ` · ${request.reason}` : ''}`, dim: true },
     ],
   }));
-  return <ListView rows={rows} height={height} width={width} focused={focused} empty="No tool calls are waiting for approval." />;
+  const grants: ListRow[] = state.grants.map((grant) => ({
+    key: grantKey(grant),
+    text: '',
+    parts: [
+      { text: `${column('ok', 4)} ${column(grant.server ?? '-', serverWidth)} ${column(grant.tool, toolWidth)} `, color: theme.ok },
+      { text: 'approved for the session · v revokes', dim: true },
+    ],
+  }));
+  const decided: ListRow[] = state.approvalHistory.map((record) => ({
+    key: `decided:${record.id}`,
+    text: '',
+    parts: [
+      { text: `${column('', 4)} ${column(record.server ?? '-', serverWidth)} ${column(record.tool, toolWidth)} `, dim: true },
+      { text: `${column(record.status, 12)} `, color: record.status === 'approved' ? theme.ok : record.status === 'expired' ? theme.warn : theme.error },
+      { text: `${record.decidedAtMs ? clockTime(record.decidedAtMs) : ''} ${record.origin}${record.decisionReason ? ` · ${record.decisionReason}` : ''}`, dim: true },
+    ],
+  }));
+  return (
+    <ListView
+      rows={[...pending, ...grants, ...decided]} height={height} width={width} focused={focused} scopes={['approvals']}
+      empty="No tool calls are waiting for approval, none is approved for the session, none decided yet."
+      onCommand={(command, row) => {
+        if (command !== 'approval.revoke') return;
+        const grant = state.grants.find((candidate) => grantKey(candidate) === row?.key);
+        if (!grant) return onNotice('v revokes a session grant: select one of the "approved for the session" rows.');
+        void ops.approvals.revokeGrant({ tool: grant.tool, server: grant.server }).then(
+          () => onNotice(`Revoked the session grant of ${grant.server ? `${grant.server} / ` : ''}${grant.tool}: its calls ask again.`),
+          (error: unknown) => onNotice((error as Error).message));
+      }}
+    />
+  );
 }

@@ -1,0 +1,39 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApprovalTimeout } from '../../source/agent/types.js';
+import { renderConsole } from '../helpers/console.js';
+import { waitForFrame } from '../helpers/ink.js';
+
+const closers: Array<() => unknown> = [];
+afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
+const ticks = async (n = 5) => { for (let i = 0; i < n; i += 1) await new Promise((resolve) => setImmediate(resolve)); };
+
+describe('the Approvals pane', () => {
+  it('lists the session grants (v revokes one) and the decided requests, an expired one as expired', { timeout: 60_000 }, async () => {
+    const view = await renderConsole({ size: { columns: 160, rows: 30 } });
+    closers.push(view.close);
+    const approvals = view.gateway.approvals;
+    // One request approved for the session (a grant), one that expires.
+    const granted = approvals.request({ origin: 'console', tool: 'write-note', server: 'notes', args: { note: 'a' } });
+    const expired = new AbortController();
+    const expiring = approvals.request({ origin: 'console', tool: 'delete-page', server: 'wiki', args: { page: 'Home' } }, expired.signal);
+    await waitForFrame(view.lastFrame, (f) => f.includes('Approval 1 of 2'));
+    const [first] = approvals.pending();
+    expect(approvals.approveForSession(first!.id, 'console')).toMatchObject({ released: 0 });
+    expect((await granted).status).toBe('approved');
+    expired.abort(new ApprovalTimeout('the asker waited long enough'));
+    expect((await expiring).status).toBe('expired');
+    await waitForFrame(view.lastFrame, (f) => !f.includes('Approval 1 of'));
+    await ticks();
+
+    view.stdin.write('4');
+    await waitForFrame(view.lastFrame, (f) => f.includes('approved for the session · v revokes') && /wiki\s+delete-page\s+expired/.test(f));
+    const frame = view.lastFrame()!;
+    expect(frame).toMatch(/notes\s+write-note\s+approved for the session/);
+    // The grant is the first row: v revokes it.
+    await ticks();
+    view.stdin.write('v');
+    await waitForFrame(view.lastFrame, (f) => f.includes('Revoked the session grant of notes / write-note'));
+    expect(approvals.grants()).toEqual([]);
+    await waitForFrame(view.lastFrame, (f) => !f.includes('approved for the session · v revokes'));
+  });
+});
