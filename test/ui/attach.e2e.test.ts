@@ -1,15 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedModel } from '../fixtures/scripted-model.js';
 import { cliPath, runCli, startCli, type RunningCli } from '../helpers/cli.js';
 import { preparedHome } from '../helpers/host.js';
+import { tmuxServer } from '../helpers/tmux.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
 
-// A tmux server of our own (-L): never the operator's, never another test's.
-const socket = `switchboard-attach-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-const capture = (session: string) => tmux('capture-pane', '-p', '-t', session);
-const send = (session: string, key: string) => tmux('send-keys', '-t', session, key);
+const server = tmuxServer('attach');
+const { tmux, capture, send } = server;
 const screens = (...sessions: string[]) => sessions.map((session) => `--- ${session} ---\n${capture(session)}`).join('\n');
 async function both(sessions: string[], check: (screen: string) => boolean, what: string, timeoutMs = 15_000) {
   await waitUntil(() => sessions.every((session) => check(capture(session))), timeoutMs, `${what}; screens:\n${screens(...sessions)}`).catch((error: Error) => {
@@ -19,7 +16,7 @@ async function both(sessions: string[], check: (screen: string) => boolean, what
 
 const gateways: RunningCli[] = [];
 afterEach(async () => {
-  try { tmux('kill-server'); } catch { /* none */ }
+  server.kill();
   for (const gateway of gateways.splice(0)) {
     if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill('SIGTERM');
     await gateway.exited;

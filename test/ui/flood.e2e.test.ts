@@ -1,20 +1,19 @@
-import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliPath, runCli, startCli, type RunningCli } from '../helpers/cli.js';
 import { preparedHome } from '../helpers/host.js';
+import { tmuxServer } from '../helpers/tmux.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
 
-// A tmux server of our own (-L): never the operator's, never another test's.
-const socket = `switchboard-flood-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-const capture = () => tmux('capture-pane', '-p', '-t', 'c');
-const send = (key: string) => tmux('send-keys', '-t', 'c', key);
+const server = tmuxServer('flood');
+const { tmux } = server;
+const capture = () => server.capture('c');
+const send = (key: string) => server.send('c', key);
 const screen = (check: (text: string) => boolean, what: string, timeoutMs = 15_000) =>
   waitUntil(() => check(capture()), timeoutMs, what).catch((error: Error) => { throw new Error(`${error.message}\n${capture()}`); });
 
 const gateways: RunningCli[] = [];
 afterEach(async () => {
-  try { tmux('kill-server'); } catch { /* none */ }
+  server.kill();
   for (const gateway of gateways.splice(0)) {
     if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill('SIGTERM');
     await gateway.exited;

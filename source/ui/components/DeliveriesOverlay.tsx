@@ -4,6 +4,7 @@ import type { Operations } from '../../operations/index.js';
 import type { OutputDeliveryView } from '../../operations/deliveries.js';
 import { clockTime, fit } from '../format.js';
 import { useFetched } from '../hooks/useFetched.js';
+import { useSelection } from '../hooks/useSelection.js';
 import { useKeys } from '../input-router.js';
 import { theme } from '../theme.js';
 
@@ -20,13 +21,14 @@ export function DeliveriesOverlay({ ops, width, height, version, onClose }: {
   version: number;
   onClose: (notice?: string) => void;
 }) {
-  const [selected, setSelected] = useState(0);
   const [confirming, setConfirming] = useState<OutputDeliveryView | undefined>();
   const [message, setMessage] = useState('');
   const [reads, setReads] = useState(0);
   const { value: rows, error } = useFetched(() => ops.deliveries.list({ failed: true, limit: 100 }), 'failed', `${version}-${reads}`);
   const list = rows ?? [];
-  const current = list[Math.min(selected, Math.max(0, list.length - 1))];
+  const visible = Math.max(1, height - 5);
+  const { index: selected, first, move } = useSelection(list.length, visible);
+  const current = list[selected];
 
   const retry = (row: OutputDeliveryView) => {
     setMessage(`Sending ${row.id.slice(0, 8)} to ${row.target} again...`);
@@ -44,8 +46,7 @@ export function DeliveriesOverlay({ ops, width, height, version, onClose }: {
       return true;
     }
     if (key.escape || input === 'q' || input === 'D') return onClose(), true;
-    if (key.downArrow || input === 'j') return setSelected((n) => Math.min(n + 1, Math.max(0, list.length - 1))), true;
-    if (key.upArrow || input === 'k') return setSelected((n) => Math.max(0, n - 1)), true;
+    if (move(input, key)) return true;
     if (input === 'r' && current) {
       if (current.status === 'uncertain') setConfirming(current);
       else retry(current);
@@ -54,8 +55,6 @@ export function DeliveriesOverlay({ ops, width, height, version, onClose }: {
     return true; // a modal list: other keys do nothing here
   }, { layer: 'overlay', modal: true });
 
-  const visible = Math.max(1, height - 5);
-  const first = Math.max(0, Math.min(selected - visible + 1, list.length - visible));
   return (
     <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={theme.warn} paddingX={1}>
       <Text bold wrap="truncate">{fit(`Failed and uncertain deliveries (${list.length}) · r send again · j/k select · Esc close`, width - 4)}</Text>

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import type { Operations } from '../../operations/index.js';
 import { clockTime, fit } from '../format.js';
 import { useFetched } from '../hooks/useFetched.js';
+import { useSelection } from '../hooks/useSelection.js';
 import { useKeys } from '../input-router.js';
 import { theme } from '../theme.js';
 
@@ -17,13 +18,14 @@ export function RunsOverlay({ ops, runIds, width, height, onClose }: {
   height: number;
   onClose: (notice?: string) => void;
 }) {
-  const [selected, setSelected] = useState(0);
   const [confirming, setConfirming] = useState<string | undefined>();
   const [message, setMessage] = useState('');
   const ids = runIds.join(',');
   const { value: runs } = useFetched(() => Promise.all(runIds.map((runId) => ops.runs.get({ runId }).catch(() => undefined))), ids, ids);
   const rows = runIds.map((runId, index) => ({ runId, run: runs?.[index] }));
-  const current = rows[Math.min(selected, Math.max(0, rows.length - 1))];
+  const visible = Math.max(1, height - 5);
+  const { index: selected, first, move } = useSelection(rows.length, visible);
+  const current = rows[selected];
 
   useKeys((input, key) => {
     if (confirming) {
@@ -37,14 +39,11 @@ export function RunsOverlay({ ops, runIds, width, height, onClose }: {
       return true;
     }
     if (key.escape || input === 'q' || input === 'X') return onClose(), true;
-    if (key.downArrow || input === 'j') return setSelected((n) => Math.min(n + 1, Math.max(0, rows.length - 1))), true;
-    if (key.upArrow || input === 'k') return setSelected((n) => Math.max(0, n - 1)), true;
+    if (move(input, key)) return true;
     if (input === 'x' && current) return setConfirming(current.runId), true;
     return true;
   }, { layer: 'overlay', modal: true });
 
-  const visible = Math.max(1, height - 5);
-  const first = Math.max(0, Math.min(selected - visible + 1, rows.length - visible));
   return (
     <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={theme.accent} paddingX={1}>
       <Text bold wrap="truncate">{fit(`Runs in flight (${rows.length}) · x cancel · j/k select · Esc close`, width - 4)}</Text>
