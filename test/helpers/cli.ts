@@ -75,3 +75,11 @@ export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; std
     },
   };
 }
+
+/** Stops each CLI process still running (SIGTERM unless told otherwise) and waits for it: an afterEach's cleanup. */
+export async function stopClis(running: RunningCli[], signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  for (const cli of running.splice(0)) {
+    if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill(signal);
+    await cli.exited;
+  }
+}

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedModel } from '../fixtures/scripted-model.js';
-import { cliPath, runCli, startCli, type RunningCli } from '../helpers/cli.js';
+import { cliPath, runCli, startCli, stopClis, type RunningCli } from '../helpers/cli.js';
 import { preparedHome } from '../helpers/host.js';
 import { tmuxServer } from '../helpers/tmux.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
@@ -17,10 +17,7 @@ async function both(sessions: string[], check: (screen: string) => boolean, what
 const gateways: RunningCli[] = [];
 afterEach(async () => {
   server.kill();
-  for (const gateway of gateways.splice(0)) {
-    if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill('SIGTERM');
-    await gateway.exited;
-  }
+  await stopClis(gateways);
 });
 
 describe('consoles attached to a headless gateway (tmux)', () => {

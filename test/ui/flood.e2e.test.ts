@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliPath, runCli, startCli, type RunningCli } from '../helpers/cli.js';
+import { cliPath, runCli, startCli, stopClis, type RunningCli } from '../helpers/cli.js';
 import { preparedHome } from '../helpers/host.js';
 import { tmuxServer } from '../helpers/tmux.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
@@ -14,10 +14,7 @@ const screen = (check: (text: string) => boolean, what: string, timeoutMs = 15_0
 const gateways: RunningCli[] = [];
 afterEach(async () => {
   server.kill();
-  for (const gateway of gateways.splice(0)) {
-    if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill('SIGTERM');
-    await gateway.exited;
-  }
+  await stopClis(gateways);
 });
 
 describe('a console attached while 2,000 webhooks arrive (tmux)', () => {
