@@ -74,7 +74,8 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
   const { notice, notices, setNotice } = useNotices('Press ? for keys, / for commands.');
   /** The command lines run in this console, oldest first: ↑ and ↓ on the command line recall them. */
   const [commandHistory, setCommandHistory] = useState<readonly string[]>([]);
-  const [filter, setFilter] = useState('');
+  /** Each pane's filter (F), kept while other panes are shown. */
+  const [filters, setFilters] = useState<Partial<Record<PaneName, string>>>({});
 
   /** Requests put off with Esc: still pending (the Approvals pane lists them), no dialog until `A`. */
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
@@ -218,7 +219,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
       case 'messages.open': return push({ kind: 'messages' });
       case 'runs.open': return push({ kind: 'runs' });
       case 'commandLine.open': return push({ kind: 'command', text: '/' });
-      case 'log.filter': return push({ kind: 'filter', text: filter });
+      case 'pane.filter': return push({ kind: 'filter', pane: active, text: filters[active] ?? '' });
       case 'config.edit': return void editConfigFile();
       case 'approval.reopen': return reopenApprovals();
       case 'app.quit': return link.where === 'attached' || state.runsInFlight > 0 ? push({ kind: 'quit' }) : onQuit();
@@ -235,9 +236,10 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
   const actions: OverlayActions = {
     close, update, install, saveForm, copy: copyThing, quit: onQuit,
     editConfigFile: (id) => void editConfigFile(id),
-    submitLine: (id, kind, text) => {
+    submitLine: (id, text) => {
+      const entry = stack.find((candidate) => candidate.id === id);
       close(id);
-      if (kind === 'filter') return setFilter(text.trim());
+      if (entry?.kind === 'filter') return setFilters((before) => ({ ...before, [entry.pane]: text.trim() }));
       if (text.trim() !== '/' && text.trim() !== '') setCommandHistory((list) => [...list.filter((line) => line !== text), text].slice(-50));
       runSlash(text);
     },
@@ -254,14 +256,17 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
   const stacked = !wide && paneHeight >= 14;
   const secondaryHeight = stacked ? Math.floor(paneHeight * 0.35) : 0;
   const activeHeight = stacked ? paneHeight - secondaryHeight - 1 : paneHeight;
+  // The filter being typed applies as it is typed; Esc on it leaves the one before.
+  const typing = stack.findLast((entry) => entry.kind === 'filter');
+  const filterOf = (name: PaneName) => (typing?.kind === 'filter' && typing.pane === name ? typing.text : filters[name] ?? '').trim();
   const renderPane = (name: PaneName, paneWidth: number, focused: boolean, height = activeHeight) => {
-    const common = { state, width: paneWidth, focused, height };
+    const common = { state, width: paneWidth, focused, height, filter: filterOf(name), onClearFilter: () => setFilters((before) => ({ ...before, [name]: '' })) };
     switch (name) {
       case 'MCP': return <McpPane {...common} ops={ops} onNotice={setNotice} onEdit={edit} onLogin={(server) => (local ? push({ kind: 'login', server }) : setNotice(`OAuth login needs this machine's browser where the gateway runs: run switchboard mcp login ${server} there; the gateway picks the tokens up by itself.`))} />;
       case 'Webhooks': return <WebhooksPane {...common} ops={ops} onNotice={setNotice} onCopy={copyThing} onEdit={edit} />;
       case 'Jobs': return <JobsPane {...common} ops={ops} now={now} onNotice={setNotice} onEdit={edit} />;
       case 'Approvals': return <ApprovalsPane {...common} ops={ops} now={now} onNotice={setNotice} />;
-      case 'Logs': return <LogsPane {...common} filter={filter} />;
+      case 'Logs': return <LogsPane {...common} />;
       case 'Output': return <OutputPane {...common} onCopy={copyThing} />;
     }
   };

@@ -39,3 +39,46 @@ export function column(text: string, width: number): string {
   if (flat.length <= width) return flat.padEnd(width);
   return width <= 1 ? flat.slice(0, Math.max(0, width)) : `${flat.slice(0, width - 1)}${CUT_MARK}`;
 }
+
+/** Columns a character takes: 2 for East Asian wide and emoji ranges, else 1 (JSON escapes control characters). */
+function columnsOf(code: number): number {
+  const wide = (code >= 0x1100 && code <= 0x115f) || (code >= 0x2e80 && code <= 0xa4cf) || (code >= 0xac00 && code <= 0xd7a3)
+    || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60)
+    || (code >= 0xffe0 && code <= 0xffe6) || (code >= 0x1f300 && code <= 0x1faff) || (code >= 0x20000 && code <= 0x3fffd);
+  return wide ? 2 : 1;
+}
+
+/**
+ * Text wrapped to `width` columns, every character kept (wide characters take two). `words` breaks
+ * after the last space of a line when there is one in its second half (prose); without it the
+ * break is exact (JSON arguments, where every character must show where it is).
+ */
+export function wrapText(text: string, width: number, words = false): string[] {
+  const room = Math.max(2, width);
+  return text.split('\n').flatMap((line) => {
+    if (line.length <= room && !/[^ -\u10ff]/.test(line)) return [line];
+    const out: string[] = [];
+    let current = '';
+    let used = 0;
+    for (const char of line) {
+      const columns = columnsOf(char.codePointAt(0)!);
+      if (used + columns > room) {
+        const space = words ? current.lastIndexOf(' ') : -1;
+        const cut = space >= room / 2 ? space + 1 : current.length;
+        out.push(current.slice(0, cut));
+        current = current.slice(cut);
+        used = columnsIn(current);
+      }
+      current += char;
+      used += columns;
+    }
+    out.push(current);
+    return out;
+  });
+}
+
+function columnsIn(text: string): number {
+  let used = 0;
+  for (const char of text) used += columnsOf(char.codePointAt(0)!);
+  return used;
+}

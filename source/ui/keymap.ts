@@ -1,13 +1,14 @@
 import type { Key } from 'ink';
 
 /** Where a key applies: dialogs take input before panes (STYLE.md section 5). */
-export type KeyScope = 'global' | 'list' | 'approval' | 'approvals' | 'mcp' | 'webhooks' | 'jobs' | 'form';
+export type KeyScope = 'global' | 'list' | 'view' | 'approval' | 'approvals' | 'mcp' | 'webhooks' | 'jobs' | 'form';
 
 export type CommandName =
   | 'pane.next' | 'pane.previous' | 'pane.select'
-  | 'list.up' | 'list.down' | 'list.follow' | 'item.open' | 'item.close'
+  | 'list.up' | 'list.down' | 'list.pageUp' | 'list.pageDown' | 'list.top' | 'list.bottom' | 'list.follow' | 'item.open' | 'item.close'
+  | 'pane.filter' | 'find.next' | 'find.previous'
   | 'delivery.replay' | 'webhook.test' | 'item.copy' | 'item.edit' | 'config.edit' | 'deliveries.open' | 'messages.open' | 'runs.open'
-  | 'commandLine.open' | 'help.toggle' | 'app.quit' | 'log.filter'
+  | 'commandLine.open' | 'help.toggle' | 'app.quit'
   | 'approval.approve' | 'approval.approveSession' | 'approval.deny' | 'approval.dismiss' | 'approval.reopen'
   | 'approval.scroll' | 'approval.page'
   | 'mcp.login' | 'mcp.reconnect' | 'job.runNow' | 'approval.revoke'
@@ -30,6 +31,12 @@ export const keymap: readonly KeyBinding[] = [
   { command: 'pane.select', scope: 'global', keys: '1-6', description: 'go to pane 1-6', matches: (i, k) => /^[1-6]$/.test(i) && !k.ctrl },
   { command: 'list.up', scope: 'list', keys: '↑ / k', description: 'move up', matches: (i, k) => k.upArrow || i === 'k' },
   { command: 'list.down', scope: 'list', keys: '↓ / j', description: 'move down', matches: (i, k) => k.downArrow || i === 'j' },
+  { command: 'list.pageUp', scope: 'list', keys: 'PgUp', description: 'a page up', matches: (_i, k) => k.pageUp },
+  { command: 'list.pageDown', scope: 'list', keys: 'PgDn', description: 'a page down', matches: (_i, k) => k.pageDown },
+  { command: 'list.top', scope: 'list', keys: 'g / Home', description: 'to the top (a list: the newest)', matches: (i, k) => k.home || (i === 'g' && !k.ctrl && !k.meta) },
+  { command: 'list.bottom', scope: 'list', keys: 'G / End', description: 'to the bottom', matches: (i, k) => k.end || (i === 'G' && !k.ctrl && !k.meta) },
+  { command: 'find.next', scope: 'view', keys: 'n', description: 'next match of F in a details view', matches: char('n') },
+  { command: 'find.previous', scope: 'view', keys: 'N', description: 'previous match of F in a details view', matches: char('N') },
   { command: 'list.follow', scope: 'webhooks', keys: 'f', description: 'follow the newest delivery, or stop following', matches: char('f') },
   { command: 'item.open', scope: 'list', keys: 'Enter', description: 'open details', matches: (_i, k) => k.return },
   { command: 'item.close', scope: 'list', keys: 'Esc', description: 'close details', matches: (_i, k) => k.escape },
@@ -45,7 +52,7 @@ export const keymap: readonly KeyBinding[] = [
   { command: 'runs.open', scope: 'global', keys: 'X', description: 'runs in flight: x cancels the selected one (asks first)', matches: char('X') },
   { command: 'messages.open', scope: 'global', keys: 'M', description: 'the messages shown on the bottom line, newest first', matches: char('M') },
   { command: 'config.edit', scope: 'global', keys: 'E', description: 'edit config.json in $EDITOR', matches: char('E') },
-  { command: 'log.filter', scope: 'global', keys: 'f', description: 'filter the log pane', matches: char('f') },
+  { command: 'pane.filter', scope: 'global', keys: 'F', description: 'filter the pane (words, field:value, !word); details: find', matches: char('F') },
   { command: 'commandLine.open', scope: 'global', keys: '/', description: 'command line (/help lists commands)', matches: char('/') },
   { command: 'help.toggle', scope: 'global', keys: '?', description: 'this help', matches: char('?') },
   { command: 'app.quit', scope: 'global', keys: 'q / Ctrl-C', description: 'quit (asks while runs are in flight)', matches: (i, k) => i === 'q' || (k.ctrl && i === 'c') },

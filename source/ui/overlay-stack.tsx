@@ -22,7 +22,7 @@ import type { SubscribedView } from './slash-runner.js';
 import { theme } from './theme.js';
 
 /** One overlay over the panes. App keeps a stack of them: the last is on top and gets keys first. */
-export type Overlay = { kind: 'help' } | { kind: 'command'; text: string } | { kind: 'filter'; text: string } | { kind: 'quit' } | { kind: 'install'; link: InstallLink }
+export type Overlay = { kind: 'help' } | { kind: 'command'; text: string } | { kind: 'filter'; pane: string; text: string } | { kind: 'quit' } | { kind: 'install'; link: InstallLink }
   | { kind: 'form'; form: EditForm; errors: FieldErrors; busy: boolean } | { kind: 'subscribed'; view: SubscribedView } | { kind: 'configProblems'; issues: ConfigIssue[]; reason: string } | { kind: 'login'; server: string } | { kind: 'deliveries' } | { kind: 'messages' } | { kind: 'runs' };
 export type StackedOverlay = Overlay & { id: number };
 type LineOverlay = Extract<StackedOverlay, { kind: 'command' | 'filter' | 'quit' }>;
@@ -41,8 +41,8 @@ export interface OverlayActions {
   saveForm(id: number, form: EditForm, values: Record<string, unknown>): void;
   /** Closes the overlay and opens config.json in $EDITOR again. */
   editConfigFile(id: number): void;
-  /** The command line or the log filter was submitted. */
-  submitLine(id: number, kind: 'command' | 'filter', text: string): void;
+  /** The command line or a pane's filter was submitted. */
+  submitLine(id: number, text: string): void;
   quit(): void;
   /** Command lines run before, oldest first (↑/↓ on the command line). */
   commandHistory: readonly string[];
@@ -95,7 +95,7 @@ function FullOverlay({ entry, context }: { entry: StackedOverlay; context: Overl
   }
 }
 
-/** Any key closes the help. */
+/** The help: its view scrolls (a layer above this one), any other key closes it. */
 function HelpLayer({ id, width, height, actions }: { id: number; width: number; height: number; actions: OverlayActions }) {
   useKeys(() => actions.close(id), { layer: 'overlay', modal: true });
   return <HelpOverlay width={width} height={height} />;
@@ -110,7 +110,7 @@ function ConfigProblemsLayer({ entry, width, height, actions }: { entry: Extract
   return <ConfigProblems issues={entry.issues} reason={entry.reason} width={width} height={height} />;
 }
 
-/** The bottom line: the topmost line overlay (command line, log filter, quit prompt), else the notice. */
+/** The bottom line: the topmost line overlay (command line, pane filter, quit prompt), else the notice. */
 export function BottomLine({ stack, notice, quitPrompt, actions }: { stack: readonly StackedOverlay[]; notice: string; quitPrompt: string; actions: OverlayActions }) {
   const line = stack.filter(isLine).at(-1);
   if (line?.kind === 'quit') return <QuitLayer key={line.id} id={line.id} prompt={quitPrompt} actions={actions} />;
@@ -128,7 +128,7 @@ function QuitLayer({ id, prompt, actions }: { id: number; prompt: string; action
   return <Text color={theme.warn} wrap="truncate-end">{prompt}</Text>;
 }
 
-/** The command line or the log filter: typed text stays here (modal); Esc closes it. */
+/** The command line or a pane's filter (applied as typed): typed text stays here (modal); Esc closes it. */
 function LineInput({ entry, actions }: { entry: Extract<LineOverlay, { kind: 'command' | 'filter' }>; actions: OverlayActions }) {
   // How far back in the command history ↑ has gone (0: the line being typed, kept in `draft`).
   const [back, setBack] = useState(0);
@@ -138,7 +138,7 @@ function LineInput({ entry, actions }: { entry: Extract<LineOverlay, { kind: 'co
     if (to < 0 || to > history.length) return;
     if (back === 0) setDraft(entry.text);
     setBack(to);
-    actions.update(entry.id, { kind: entry.kind, text: to === 0 ? draft : history[history.length - to]! });
+    actions.update(entry.id, { ...entry, text: to === 0 ? draft : history[history.length - to]! });
   };
   const { top } = useKeys((_input, key) => {
     if (key.escape) actions.close(entry.id);
@@ -147,12 +147,12 @@ function LineInput({ entry, actions }: { entry: Extract<LineOverlay, { kind: 'co
   }, { layer: 'overlay', modal: true });
   return (
     <Box>
-      <Text color={theme.accent}>{entry.kind === 'filter' ? 'filter logs: ' : ''}</Text>
+      <Text color={theme.accent}>{entry.kind === 'filter' ? `filter ${entry.pane} (word field:value !word): ` : ''}</Text>
       <LineEditor
         value={entry.text}
         focus={top}
-        onChange={(text) => actions.update(entry.id, { kind: entry.kind, text })}
-        onSubmit={(text) => actions.submitLine(entry.id, entry.kind, text)}
+        onChange={(text) => actions.update(entry.id, { ...entry, text })}
+        onSubmit={(text) => actions.submitLine(entry.id, text)}
       />
     </Box>
   );

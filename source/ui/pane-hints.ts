@@ -1,11 +1,11 @@
 /** The keys of each pane, short: the bottom line shows them once its last notice is old (`?` has them all). */
 const paneKeys: Record<string, string> = {
-  MCP: '↑↓ select · Enter details · R reconnect · l login · e edit',
-  Webhooks: '↑↓ select · Enter details · r replay · t test · c copy · e edit · f follow',
-  Jobs: '↑↓ select · Enter runs · n run now · e edit',
-  Approvals: '↑↓ select · v revoke a session grant · A reopen put-off requests',
-  Logs: 'f filter',
-  Output: '↑↓ select · Enter open · c copy',
+  MCP: '↑↓ select · Enter details · R reconnect · l login · e edit · F filter',
+  Webhooks: '↑↓ select · Enter details · r replay · t test · c copy · e edit · f follow · F filter',
+  Jobs: '↑↓ select · Enter runs · n run now · e edit · F filter',
+  Approvals: '↑↓ select · v revoke a session grant · A reopen put-off requests · F filter',
+  Logs: '↑↓ PgUp/PgDn g/G · Enter whole line · F filter',
+  Output: '↑↓ select · Enter open · c copy · F filter',
 };
 
 /** How long a notice stays on the bottom line before the focused pane's keys take its place. */

@@ -113,9 +113,9 @@ describe('console app with a real gateway core and the scripted model', () => {
     stdin.write(keys.enter);
     await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1'));
     stdin.write('?');
-    await waitForFrame(lastFrame, (frame) => frame.includes('Any key closes this help.') && !frame.includes('Approval 1 of 1'));
+    await waitForFrame(lastFrame, (frame) => frame.includes('close this help') && !frame.includes('Approval 1 of 1'));
     stdin.write('x');
-    await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1') && !frame.includes('Any key closes'));
+    await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1') && !frame.includes('close this help'));
     // Pane keys wait under the dialog: 6 does not switch to the Output pane.
     stdin.write('6');
     await new Promise((resolve) => setImmediate(resolve));
@@ -128,10 +128,17 @@ describe('console app with a real gateway core and the scripted model', () => {
     const { lastFrame, stdin, quits } = await consoleWith([{ text: 'unused' }]);
     stdin.write('?');
     const help = await waitForFrame(lastFrame, (frame) => frame.includes('Keys'));
-    expect(help).toContain('approve this tool for the session');
-    expect(help).toContain('/run <prompt>');
+    expect(help).toMatch(/lines 1-\d+\/\d+/);
+    // The help scrolls, and F finds in it like in any details view.
+    stdin.write('F');
+    await waitForFrame(lastFrame, (frame) => frame.includes('find:'));
+    stdin.write('for the session');
+    stdin.write('\r');
+    await waitForFrame(lastFrame, (frame) => frame.includes('approve this tool for the session') && frame.includes('"for the session": 1 line(s)'));
+    stdin.write('G');
+    await waitForFrame(lastFrame, (frame) => frame.includes('/run <prompt>') && frame.includes('close this help'));
     stdin.write('x');
-    await waitForFrame(lastFrame, (frame) => !frame.includes('Any key closes this help.'));
+    await waitForFrame(lastFrame, (frame) => !frame.includes('close this help'));
     stdin.write('q');
     await expect.poll(quits).toBe(1);
   });

@@ -1,7 +1,8 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRecord } from '../../source/store/approvals.js';
-import { ApprovalDialog, wrapArgs, type ApprovalChoice } from '../../source/ui/components/ApprovalDialog.js';
+import { ApprovalDialog, type ApprovalChoice } from '../../source/ui/components/ApprovalDialog.js';
+import { wrapText } from '../../source/ui/format.js';
 import { ElicitationDialog, type ElicitationChoice } from '../../source/ui/components/ElicitationDialog.js';
 import { InputRouter } from '../../source/ui/input-router.js';
 import { renderConsole } from '../helpers/console.js';
@@ -151,11 +152,11 @@ describe('console approval queue', () => {
   });
 });
 
-describe('wrapArgs', () => {
+describe('wrapText', () => {
   it('wraps by terminal columns: wide characters count two, nothing is lost', () => {
-    expect(wrapArgs('abcdefgh', 3)).toEqual(['abc', 'def', 'gh']);
-    expect(wrapArgs('日本語です', 4)).toEqual(['日本', '語で', 'す']);
-    expect(wrapArgs('a\n"x": 1', 10)).toEqual(['a', '"x": 1']);
-    expect(wrapArgs(longCommand, 56).join('')).toBe(longCommand);
+    expect(wrapText('abcdefgh', 3)).toEqual(['abc', 'def', 'gh']);
+    expect(wrapText('日本語です', 4)).toEqual(['日本', '語で', 'す']);
+    expect(wrapText('a\n"x": 1', 10)).toEqual(['a', '"x": 1']);
+    expect(wrapText(longCommand, 56).join('')).toBe(longCommand);
   });
 });

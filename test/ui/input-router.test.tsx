@@ -142,12 +142,12 @@ describe('overlay stack', () => {
   it('help over a form takes the keys; closing it gives them back to the form, which kept its text', async () => {
     const closed: number[] = [];
     const view = render(<InputRouter><StackHarness initial={[{ kind: 'form', form, errors: {}, busy: false }, { kind: 'help' }]} closed={closed} /></InputRouter>);
-    await waitForFrame(view.lastFrame, (frame) => frame.includes('Any key closes this help.'));
+    await waitForFrame(view.lastFrame, (frame) => frame.includes('close this help'));
     expect(view.lastFrame()).not.toContain('Edit job nightly');
     await new Promise((resolve) => setImmediate(resolve));
     view.stdin.write('x');
     // x closed the help (id 2) and was not typed into the hidden form.
-    await waitForFrame(view.lastFrame, (frame) => frame.includes('Edit job nightly') && !frame.includes('Any key closes'));
+    await waitForFrame(view.lastFrame, (frame) => frame.includes('Edit job nightly') && !frame.includes('close this help'));
     expect(closed).toEqual([2]);
     expect(view.lastFrame()).toMatch(/❯ prompt\s+\S?\s*$/m);
     await typeText(view.stdin, view.lastFrame, 'q?1');
@@ -177,7 +177,7 @@ describe('console: letters typed into a form or the command line stay text', () 
     const frame = lastFrame()!;
     expect(frame).toContain('q?1');
     expect(frame).toContain('Edit job nightly');
-    expect(frame).not.toContain('Any key closes this help.');
+    expect(frame).not.toContain('close this help');
     expect(quits()).toBe(0);
     stdin.write('\u0003');
     await expect.poll(quits).toBe(1);
@@ -191,7 +191,7 @@ describe('console: letters typed into a form or the command line stay text', () 
     await waitForFrame(lastFrame, (frame) => bottomLine(frame).trim() === '/');
     await typeText(stdin, lastFrame, 'q?');
     expect(bottomLine(lastFrame()!).trim()).toBe('/q?');
-    expect(lastFrame()).not.toContain('Any key closes this help.');
+    expect(lastFrame()).not.toContain('close this help');
     expect(quits()).toBe(0);
     stdin.write(keys.escape);
     await waitForFrame(lastFrame, (frame) => bottomLine(frame).includes('Press ? for keys'));

@@ -46,10 +46,10 @@ describe('console layout', () => {
     // A long list is windowed: only what fits is drawn.
     expect(plain(jobs).match(/job-\d+-/g)!.length).toBeLessThan(30);
     stdin.write('?');
-    const help = await waitForFrame(lastFrame, (f) => f.includes('Any key closes this help.'));
+    const help = await waitForFrame(lastFrame, (f) => f.includes('close this help'));
     expect(fits(help, 80, 24), `help overflows:\n${help}`).toBe(true);
     stdin.write('x');
-    await waitForFrame(lastFrame, (f) => !f.includes('Any key closes this help.'));
+    await waitForFrame(lastFrame, (f) => !f.includes('close this help'));
     // Forms too: the job form (long prompt) and a route form.
     stdin.write('e');
     const jobForm = await waitForFrame(lastFrame, (f) => f.includes('Edit job job-'));

@@ -10,8 +10,8 @@ const bottom = (frame: string) => frame.trimEnd().split('\n').at(-1)!.trim();
 
 describe('the bottom line', () => {
   it('names the keys of each pane, and the global ones', () => {
-    expect(paneHint('Webhooks')).toBe('↑↓ select · Enter details · r replay · t test · c copy · e edit · f follow · X runs · D deliveries · M messages · / commands · ? all keys');
-    expect(paneHint('Logs')).toMatch(/^f filter · X runs · D deliveries/);
+    expect(paneHint('Webhooks')).toBe('↑↓ select · Enter details · r replay · t test · c copy · e edit · f follow · F filter · X runs · D deliveries · M messages · / commands · ? all keys');
+    expect(paneHint('Logs')).toMatch(/^↑↓ PgUp\/PgDn g\/G · Enter whole line · F filter · X runs · D deliveries/);
   });
 
   it('shows a notice, then once it is old the keys of the focused pane, which follow the pane', { timeout: 60_000 }, async () => {

@@ -21,6 +21,9 @@ async function webhookConsole() {
   return { ...view, post };
 }
 
+/** The Webhooks pane of a frame: what is above the Logs pane stacked under it. */
+const pane = (frame: string) => frame.split('── Logs')[0]!;
+
 const press = async (stdin: { write(data: string): void }, key: string) => {
   stdin.write(key);
   await new Promise((resolve) => setImmediate(resolve));
@@ -41,6 +44,41 @@ describe('Webhook deliveries pane (2)', () => {
     expect(frame.indexOf('duplicate')).toBeLessThan(frame.indexOf('delivered'));
   });
 
+  it('F filters the rows as typed (words, field:value, !word), keeps the filter across panes, and Esc clears it', async () => {
+    const { lastFrame, stdin, post } = await webhookConsole();
+    expect((await post('issues', githubExample('issues', 'opened'), 'd-good')).statusCode).toBe(202);
+    expect((await post('issues', githubExample('issues', 'opened'), 'd-forged', 'wrong-secret-0000')).statusCode).toBe(401);
+    expect((await post('ping', { zen: 'hi' }, 'd-ping')).statusCode).toBe(200);
+    await waitForFrame(lastFrame, (f) => f.includes('d-good') && f.includes('d-forged') && f.includes('d-ping'), 15_000);
+    await press(stdin, 'F');
+    await waitForFrame(lastFrame, (f) => f.includes('filter Webhooks'));
+    await typeText(stdin, lastFrame, 'outcome:401');
+    // Applied while typed: only the refused request is left.
+    const refused = await waitForFrame(lastFrame, (f) => pane(f).includes('d-forged') && !pane(f).includes('d-good') && !pane(f).includes('d-ping'));
+    expect(refused).toContain('filter "outcome:401" (1 of 4; Esc clears)');
+    stdin.write(keys.enter);
+    await waitForFrame(lastFrame, (f) => !f.includes('filter Webhooks'));
+    // Another pane and back: the filter stays with its pane.
+    await press(stdin, '5');
+    await waitForFrame(lastFrame, (f) => f.includes('Logs, newest first'));
+    await press(stdin, '2');
+    await waitForFrame(lastFrame, (f) => f.includes('filter "outcome:401"') && !pane(f).includes('d-good'));
+    // Negation and words together; an unknown field says which there are.
+    await press(stdin, 'F');
+    await waitForFrame(lastFrame, (f) => f.includes('filter Webhooks'));
+    stdin.write('\u0015'); // Ctrl-U
+    await typeText(stdin, lastFrame, '!ignored d-');
+    await waitForFrame(lastFrame, (f) => pane(f).includes('d-good') && pane(f).includes('d-forged') && !pane(f).includes('d-ping') && !pane(f).includes('route gh'));
+    stdin.write('\u0015');
+    await typeText(stdin, lastFrame, 'colour:red');
+    await waitForFrame(lastFrame, (f) => f.includes('no field "colour" (fields here: route: event: id: outcome: run:)'));
+    // Esc on the filter line leaves the filter as it was before it opened.
+    stdin.write(keys.escape);
+    await waitForFrame(lastFrame, (f) => f.includes('filter "outcome:401"') && pane(f).includes('d-forged') && !pane(f).includes('d-good'));
+    stdin.write(keys.escape);
+    await waitForFrame(lastFrame, (f) => pane(f).includes('d-good') && pane(f).includes('d-ping') && !f.includes('filter "'));
+  });
+
   it('opens a delivery with its rendered prompt, output and delivery result; r replays it; c copies its id', async () => {
     const { lastFrame, stdin, post, copied } = await webhookConsole();
     await post('issues', githubExample('issues', 'opened'), 'd-open');
@@ -54,7 +92,13 @@ describe('Webhook deliveries pane (2)', () => {
     expect(details).toContain(`Issue: ${(githubExample('issues', 'opened').issue as { title: string }).title}`);
     expect(details).toContain('Output:');
     expect(details).toContain('[dry-run]');
-    expect(details).toMatch(/Delivery to log: delivered/);
+    // The whole record is there: the dry-run answer is long, and the delivery result is at its end (G).
+    expect(details).toMatch(/lines 1-\d+\/\d+/);
+    await press(stdin, 'G');
+    const end = await waitForFrame(lastFrame, (f) => /Delivery to log: delivered/.test(f));
+    expect(end).not.toContain('Prompt:');
+    await press(stdin, 'g');
+    await waitForFrame(lastFrame, (f) => f.includes('Prompt:'));
     await press(stdin, 'r');
     await waitForFrame(lastFrame, (f) => f.includes('Replay queued as d-open.replay-1.'));
     stdin.write(keys.escape);

@@ -1,7 +1,7 @@
 import { Box, Text, type Key } from 'ink';
 import { useEffect, useState } from 'react';
 import type { ApprovalRecord } from '../../store/approvals.js';
-import { fit, formatDuration } from '../format.js';
+import { fit, formatDuration, wrapText } from '../format.js';
 import { useKeys } from '../input-router.js';
 import { commandFor } from '../keymap.js';
 import { theme } from '../theme.js';
@@ -10,40 +10,9 @@ import { LineInput } from './LineInput.js';
 /** After a decision the next dialog ignores keys this long: a double tap of `a` never approves a request unseen. */
 export const KEY_GUARD_MS = 400;
 
-/** Columns a character takes: 2 for East Asian wide and emoji ranges, else 1 (JSON escapes control characters). */
-function columnsOf(code: number): number {
-  const wide = (code >= 0x1100 && code <= 0x115f) || (code >= 0x2e80 && code <= 0xa4cf) || (code >= 0xac00 && code <= 0xd7a3)
-    || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60)
-    || (code >= 0xffe0 && code <= 0xffe6) || (code >= 0x1f300 && code <= 0x1faff) || (code >= 0x20000 && code <= 0x3fffd);
-  return wide ? 2 : 1;
-}
-
-/** The arguments (pretty-printed JSON from the queue) wrapped to `width` columns: every character shows, none is cut. */
-export function wrapArgs(preview: string, width: number): string[] {
-  const room = Math.max(2, width);
-  return preview.split('\n').flatMap((line) => {
-    if (line.length <= room && !/[^ -\u10ff]/.test(line)) return [line];
-    const out: string[] = [];
-    let current = '';
-    let used = 0;
-    for (const char of line) {
-      const columns = columnsOf(char.codePointAt(0)!);
-      if (used + columns > room) {
-        out.push(current);
-        current = '';
-        used = 0;
-      }
-      current += char;
-      used += columns;
-    }
-    out.push(current);
-    return out;
-  });
-}
-
 /** Lines the dialog takes: border 2, title, origin, tool, annotations?, margins 2, arguments (+1 position line when they scroll), keys. */
 export function approvalDialogHeight(request: ApprovalRecord, maxArgLines: number, width: number): number {
-  const argLines = wrapArgs(request.argsPreview, argsWidth(width)).length;
+  const argLines = wrapText(request.argsPreview, argsWidth(width)).length;
   const shown = Math.min(argLines, maxArgLines);
   return 2 + 3 + (Object.keys(request.annotations ?? {}).length > 0 ? 1 : 0) + 2 + shown + (argLines > shown ? 1 : 0) + 1;
 }
@@ -97,7 +66,7 @@ export function ApprovalDialog({ request, position, total, now, width, maxArgLin
   const [decided, setDecided] = useState(false);
   const paused = useKeyPause(pausedUntil);
   const inner = argsWidth(width);
-  const lines = wrapArgs(request.argsPreview, inner);
+  const lines = wrapText(request.argsPreview, inner);
   const view = useArgsWindow(lines.length, maxArgLines);
   const choose = (choice: ApprovalChoice) => {
     setDecided(true);

@@ -1,36 +1,33 @@
-import { Box, Text } from 'ink';
-import { fit } from '../format.js';
+import { Box } from 'ink';
+import { column } from '../format.js';
 import { keymap, type KeyBinding } from '../keymap.js';
 import { slashCommands } from '../slash-commands.js';
 import { theme } from '../theme.js';
+import { ScrollText, type TextLine } from './ScrollText.js';
 
 /**
- * Every key of the keymap (two columns, so it fits 80x24) and every slash command but /help, with
- * its description when there is room, else two to a line; any key closes it.
+ * Every key of the keymap (two columns where they fit) and every slash command but /help with its
+ * description. It scrolls like a details view (↑↓ PgUp/PgDn g G, F finds); any other key closes it.
  */
 export function HelpOverlay({ width, height }: { width: number; height: number }) {
-  const columnWidth = Math.floor((width - 4) / 2);
-  const half = Math.ceil(keymap.length / 2);
-  const commands = slashCommands.filter((command) => command.name !== 'help');
-  // Border 2, the two titles, the key rows.
-  const roomForCommands = height - 4 - half;
+  const inner = width - 4;
+  const columns = inner >= 116 ? 2 : 1;
+  const columnWidth = Math.floor(inner / columns);
   const line = (binding: KeyBinding | undefined) => {
     if (!binding) return '';
     const scope = binding.scope === 'global' || binding.scope === 'list' ? '' : ` (${binding.scope})`;
-    return `${binding.keys.padEnd(11)} ${fit(`${binding.description}${scope}`, columnWidth - 13)}`.padEnd(columnWidth);
+    return `${column(binding.keys, 11)} ${column(`${binding.description}${scope}`, columnWidth - 13)} `;
   };
+  const rows = Math.ceil(keymap.length / columns);
+  const lines: TextLine[] = [
+    { text: 'Keys', bold: true },
+    ...Array.from({ length: rows }, (_unused, row) => ({ text: Array.from({ length: columns }, (_none, at) => line(keymap[at * rows + row])).join('').trimEnd() })),
+    { text: 'Commands', bold: true },
+    ...slashCommands.filter((command) => command.name !== 'help').map((command) => ({ text: `${column(command.usage, 26)} ${command.description}` })),
+  ];
   return (
-    <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.accent} paddingX={1} width={width}>
-      <Text><Text bold>Keys</Text><Text color={theme.dim}> · Any key closes this help.</Text></Text>
-      {keymap.slice(0, half).map((binding, index) => (
-        <Text key={binding.command + binding.scope}>{line(binding)}{line(keymap[half + index])}</Text>
-      ))}
-      <Text bold>Commands</Text>
-      {commands.length <= roomForCommands ? commands.map((command) => (
-        <Text key={command.usage}><Text color={theme.accent}>{fit(command.usage, 26).padEnd(26)}</Text> {fit(command.description, width - 32)}</Text>
-      )) : Array.from({ length: Math.ceil(commands.length / 2) }, (_unused, row) => (
-        <Text key={row} color={theme.accent}>{fit(commands[row * 2]!.usage, columnWidth - 1).padEnd(columnWidth)}{fit(commands[row * 2 + 1]?.usage ?? '', columnWidth - 1)}</Text>
-      ))}
+    <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.accent} paddingX={1} width={width} height={height}>
+      <ScrollText lines={lines} height={height - 2} width={inner} focused layer="overlay" hint="other keys close this help · ↑↓ PgUp PgDn g G scroll" />
     </Box>
   );
 }

@@ -1,8 +1,9 @@
 import { Box, Text, type Key } from 'ink';
-import { useRef, useState, type ReactNode } from 'react';
+import { useMemo, useRef, useState, type ReactNode } from 'react';
 import { useKeys } from '../input-router.js';
 import { commandFor, type CommandName, type KeyScope } from '../keymap.js';
 import { CUT_MARK, fit } from '../format.js';
+import { filterRows } from '../row-filter.js';
 import { theme } from '../theme.js';
 
 export interface ListRow {
@@ -14,7 +15,12 @@ export interface ListRow {
   item?: unknown;
   /** Coloured pieces of `text` (their texts joined must equal it); cut to the width like `text`. */
   parts?: ReadonlyArray<{ text: string; color?: string; dim?: boolean }>;
+  /** The row's columns by name, for the pane filter's `field:value` (see row-filter.ts). */
+  fields?: Readonly<Record<string, string>>;
 }
+
+/** A pane's filter (F) as App holds it, handed on to the pane's list. */
+export interface PaneFilter { filter?: string; onClearFilter?: () => void }
 
 /** The rows of a list: an array, or rows built on demand (only the visible ones are ever built). */
 export interface RowSource {
@@ -27,7 +33,7 @@ export interface RowSource {
 /** What the list keeps between renders: the selected row's key, not its index, so arriving rows never move it. */
 interface Selection { key?: string; index: number; follow: boolean }
 
-/** The lists that follow the newest row (the Webhook deliveries pane) take `f` before the log filter does. */
+/** The lists that follow the newest row (the Webhook deliveries pane) take `f`. */
 const followKey = (input: string, key: Key) => commandFor(input, key, ['webhooks'])?.command === 'list.follow';
 
 /**
@@ -35,9 +41,11 @@ const followKey = (input: string, key: Key) => commandFor(input, key, ['webhooks
  * one screenful. The selection sticks to its row's key as rows arrive or go; while it is on the top
  * row the list follows the newest (f toggles that where `followable`). Enter opens `details` for
  * the selected row, Esc closes it; the pane's own keys (`scopes`) reach `onCommand` with the
- * selected row. `title` adds a line with the position ("12/340") and the follow state.
+ * selected row. `title` adds a line with the position ("12/340"), the filter and the follow state.
+ * PgUp/PgDn move a page, g/Home to the top (the newest; following again), G/End to the bottom.
+ * `filter` (the pane's F) keeps the matching rows; Esc clears it through `onClearFilter`.
  */
-export function ListView({ rows, height, width, focused, empty, details, scopes = [], onCommand, title, followable = false, inline }: {
+export function ListView({ rows: source, height, width, focused, empty, details, scopes = [], onCommand, title, followable = false, inline, filter = '', fields = [], onClearFilter }: {
   rows: RowSource; height: number; width: number; focused: boolean; empty: string;
   details?: (row: ListRow) => ReactNode;
   scopes?: readonly KeyScope[];
@@ -46,7 +54,13 @@ export function ListView({ rows, height, width, focused, empty, details, scopes 
   followable?: boolean;
   /** Drawn right under the selected row (a prompt about it, such as the test payload editor), `lines` high. */
   inline?: { node: ReactNode; lines: number };
+  filter?: string;
+  /** The names `field:value` may use in this pane's filter. */
+  fields?: readonly string[];
+  onClearFilter?: () => void;
 }) {
+  const filtered = useMemo(() => filterRows(source, filter, fields), [source, filter, fields]);
+  const rows = filtered.rows;
   const [selection, setSelection] = useState<Selection>({ index: 0, follow: true });
   const [open, setOpen] = useState(false);
   // Open details keep their row even while following: new rows must not swap what is being read.
@@ -61,6 +75,8 @@ export function ListView({ rows, height, width, focused, empty, details, scopes 
     const target = Math.min(Math.max(0, rows.length - 1), Math.max(0, to));
     setSelection({ key: rows.at(target)?.key, index: target, follow: target === 0 });
   };
+  const listHeight = Math.max(1, height - (title === undefined ? 0 : 1) - (inline?.lines ?? 0));
+  const page = Math.max(1, listHeight - 1);
   // The focused pane's layer: its own keys; the rest falls through to the global keymap.
   useKeys((input, key) => {
     if (followable && !open && followKey(input, key)) {
@@ -73,19 +89,30 @@ export function ListView({ rows, height, width, focused, empty, details, scopes 
     switch (binding.command) {
       case 'list.up': move(index - 1); break;
       case 'list.down': move(index + 1); break;
+      case 'list.pageUp': move(index - page); break;
+      case 'list.pageDown': move(index + page); break;
+      case 'list.top': move(0); break;
+      case 'list.bottom': move(rows.length - 1); break;
       case 'item.open': if (details && selected) { setSelection({ ...last.current }); setOpen(true); } break;
-      case 'item.close': setOpen(false); break;
+      case 'item.close':
+        if (open) setOpen(false);
+        else if (filter && onClearFilter) onClearFilter();
+        else return false;
+        break;
       default: onCommand?.(binding.command, selected);
     }
     return true;
   }, { layer: 'pane', active: focused });
 
+  const filterNote = filter ? ` · filter "${filter}"${filtered.error ? `: ${filtered.error}` : ` (${rows.length} of ${source.length}; Esc clears)`}` : '';
   const titleLine = title === undefined ? null : (
-    <Text color={theme.dim}>{fit(`${title} · ${rows.length === 0 ? '0/0' : gone ? `the selected row left the list (${rows.length} kept)` : `${index + 1}/${rows.length}`}${followable ? (selection.follow ? ' · following newest (f stops)' : ' · paused (f follows)') : ''}`, width)}</Text>
+    <Text color={theme.dim}>{fit(`${title} · ${rows.length === 0 ? '0/0' : gone ? `the selected row left the list (${rows.length} kept)` : `${index + 1}/${rows.length}`}${filterNote}${followable ? (selection.follow ? ' · following newest (f stops)' : ' · paused (f follows)') : ''}`, width)}</Text>
   );
-  const listHeight = Math.max(1, height - (titleLine ? 1 : 0) - (inline?.lines ?? 0));
   if (open && selected && details) return <Box flexDirection="column" height={height} overflow="hidden">{details(selected)}</Box>;
-  if (rows.length === 0) return <Box flexDirection="column" height={height}>{titleLine}<Text color={theme.dim}>{empty}</Text></Box>;
+  if (rows.length === 0) {
+    const why = filter ? (filtered.error ? `Filter "${filter}": ${filtered.error}.` : `No row matches "${filter}" (F changes the filter, Esc clears it).`) : empty;
+    return <Box flexDirection="column" height={height}>{titleLine}<Text color={theme.dim}>{why}</Text></Box>;
+  }
   const { start, end } = windowOf(index, rows.length, listHeight);
   return (
     <Box flexDirection="column" height={height} overflow="hidden">

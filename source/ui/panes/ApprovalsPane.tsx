@@ -1,8 +1,11 @@
 import type { Operations } from '../../operations/index.js';
 import type { ConsoleState } from '../console-model.js';
-import { ListView, type ListRow } from '../components/ListView.js';
+import { ListView, type ListRow, type PaneFilter } from '../components/ListView.js';
 import { clockTime, column, formatDuration } from '../format.js';
 import { theme } from '../theme.js';
+
+/** What `field:value` can name in this pane's filter. */
+const approvalFields = ['tool', 'server', 'origin', 'status'];
 
 const grantKey = (grant: { tool: string; server: string | null }) => `grant:${grant.server ?? ''}:${grant.tool}`;
 
@@ -11,7 +14,7 @@ const grantKey = (grant: { tool: string; server: string | null }) => `grant:${gr
  * happen in the dialog over it. Under it the tools approved for the session (`v` revokes one) and the
  * last decided requests, so an expired one stays visible as expired.
  */
-export function ApprovalsPane({ state, ops, height, width, focused, now, onNotice }: {
+export function ApprovalsPane({ state, ops, height, width, focused, now, onNotice, ...filter }: PaneFilter & {
   state: ConsoleState; ops: Pick<Operations, 'approvals'>; height: number; width: number; focused: boolean; now: number; onNotice: (text: string) => void;
 }) {
   const all = [...state.approvals, ...state.approvalHistory];
@@ -20,6 +23,7 @@ export function ApprovalsPane({ state, ops, height, width, focused, now, onNotic
   const pending: ListRow[] = state.approvals.map((request, index) => ({
     key: request.id,
     text: '',
+    fields: { tool: request.tool, server: request.server ?? '', origin: request.origin, status: 'pending' },
     parts: [
       { text: `${column(`${index + 1}.`, 4)} ${column(request.server ?? '-', serverWidth)} ${column(request.tool, toolWidth)} ` },
       { text: `${column(`${formatDuration(request.expiresAtMs - now)} left`, 12)} `, color: theme.warn },
@@ -29,6 +33,7 @@ export function ApprovalsPane({ state, ops, height, width, focused, now, onNotic
   const grants: ListRow[] = state.grants.map((grant) => ({
     key: grantKey(grant),
     text: '',
+    fields: { tool: grant.tool, server: grant.server ?? '', status: 'granted' },
     parts: [
       { text: `${column('ok', 4)} ${column(grant.server ?? '-', serverWidth)} ${column(grant.tool, toolWidth)} `, color: theme.ok },
       { text: 'approved for the session · v revokes', dim: true },
@@ -37,6 +42,7 @@ export function ApprovalsPane({ state, ops, height, width, focused, now, onNotic
   const decided: ListRow[] = state.approvalHistory.map((record) => ({
     key: `decided:${record.id}`,
     text: '',
+    fields: { tool: record.tool, server: record.server ?? '', origin: record.origin, status: record.status },
     parts: [
       { text: `${column('', 4)} ${column(record.server ?? '-', serverWidth)} ${column(record.tool, toolWidth)} `, dim: true },
       { text: `${column(record.status, 12)} `, color: record.status === 'approved' ? theme.ok : record.status === 'expired' ? theme.warn : theme.error },
@@ -45,7 +51,7 @@ export function ApprovalsPane({ state, ops, height, width, focused, now, onNotic
   }));
   return (
     <ListView
-      rows={[...pending, ...grants, ...decided]} height={height} width={width} focused={focused} scopes={['approvals']}
+      rows={[...pending, ...grants, ...decided]} height={height} width={width} focused={focused} scopes={['approvals']} title="Approvals: pending, session grants, decided" {...filter} fields={approvalFields}
       empty="No tool calls are waiting for approval, none is approved for the session, none decided yet."
       onCommand={(command, row) => {
         if (command !== 'approval.revoke') return;

@@ -5,15 +5,19 @@ import type { JobLastStatus, JobRow } from '../../store/jobs.js';
 import type { Operations } from '../../operations/index.js';
 import type { ConsoleState } from '../console-model.js';
 import { useFetched } from '../hooks/useFetched.js';
-import { ListView, type ListRow } from '../components/ListView.js';
+import { ScrollText, type TextLine } from '../components/ScrollText.js';
+import { ListView, type ListRow, type PaneFilter } from '../components/ListView.js';
 import type { EditTarget } from '../forms/edit-target.js';
 import { clockTime, column, fit, formatDuration } from '../format.js';
 import { theme } from '../theme.js';
 
+/** What `field:value` can name in this pane's filter. */
+const jobFields = ['name', 'schedule', 'status', 'deliver', 'state'];
+
 const statusColor: Record<JobLastStatus, string | undefined> = { ok: theme.ok, error: theme.error, delivery_failed: theme.error, interrupted: theme.error, silent: theme.dim, skipped: theme.warn };
 
 /** Every job: name, schedule, next run as a countdown, last status; Enter shows the run history. */
-export function JobsPane({ state, ops, height, width, focused, now, onNotice, onEdit }: {
+export function JobsPane({ state, ops, height, width, focused, now, onNotice, onEdit, ...filter }: PaneFilter & {
   state: ConsoleState; ops: Operations; height: number; width: number; focused: boolean; now: number; onNotice: (text: string) => void; onEdit: (target: EditTarget) => void;
 }) {
   const running = new Set(state.snapshot.jobs.running);
@@ -22,6 +26,7 @@ export function JobsPane({ state, ops, height, width, focused, now, onNotice, on
   const rows: ListRow[] = state.jobs.map((job) => ({
     key: job.id,
     text: '',
+    fields: { name: job.name, schedule: job.schedule, status: job.lastStatus ?? 'never', deliver: job.deliver, state: running.has(job.id) ? 'running' : job.enabled ? 'enabled' : 'paused' },
     parts: [
       { text: `${column(job.name, nameWidth)} ${column(job.schedule, scheduleWidth)} ` },
       { text: `${nextRun(job, now, running.has(job.id)).padEnd(14)} `, dim: !job.enabled, color: running.has(job.id) ? theme.accent : undefined },
@@ -44,7 +49,7 @@ export function JobsPane({ state, ops, height, width, focused, now, onNotice, on
   return (
     <Box flexDirection="column">
     <ListView
-      rows={rows} height={confirming ? height - 1 : height} width={width} focused={focused} title="Jobs" scopes={['jobs']}
+      rows={rows} height={confirming ? height - 1 : height} width={width} focused={focused} title="Jobs" scopes={['jobs']} {...filter} fields={jobFields}
       empty="No jobs. Create one with /cron create <schedule> <prompt> (or switchboard cron create)."
       onCommand={(command, row) => {
         if (command === 'item.edit') return row ? onEdit({ kind: 'job', id: row.key }) : onNotice('No job selected.');
@@ -56,7 +61,7 @@ export function JobsPane({ state, ops, height, width, focused, now, onNotice, on
       details={(row) => {
         const job = state.jobs.find((candidate) => candidate.id === row.key);
         if (!job) return <Text>This job was removed.</Text>;
-        return <JobDetails job={job} ops={ops} height={height} width={width} />;
+        return <JobDetails job={job} ops={ops} height={height} width={width} focused={focused} />;
       }}
     />
     {confirming ? <Text color={theme.caution}>{fit(`Run ${confirming.name} now? y / any other key · ${running.has(confirming.id) ? 'it is running: recorded as skipped' : `a real run, delivered to ${confirming.deliver}`}`, width)}</Text> : null}
@@ -65,23 +70,20 @@ export function JobsPane({ state, ops, height, width, focused, now, onNotice, on
 }
 
 /** Enter on a job: the job and its run history, read through operations (again when the job changes). */
-function JobDetails({ job, ops, height, width }: { job: JobRow; ops: Operations; height: number; width: number }) {
-  const limit = Math.max(1, height - 4);
+function JobDetails({ job, ops, height, width, focused }: { job: JobRow; ops: Operations; height: number; width: number; focused: boolean }) {
+  const limit = 200;
   const fetched = useFetched(() => ops.jobs.runs({ job: job.id, limit }), `${job.id}:${limit}`, (job.lastRunAtMs ?? 0) + job.updatedAtMs);
   const runs = fetched.value?.runs ?? [];
-  return (
-    <Box flexDirection="column">
-      <Text bold>{fit(`${job.name} (${job.id}) · ${job.schedule} · deliver ${job.deliver} · ${job.enabled ? 'enabled' : 'paused'}`, width)}</Text>
-      <Text color={theme.dim}>{fit(`Prompt: ${job.prompt}`, width)}</Text>
-      {fetched.error ? <Text color={theme.error}>{fit(`Run history not available: ${fetched.error}`, width)}</Text> : fetched.value && runs.length === 0 ? <Text color={theme.dim}>No runs yet.</Text> : null}
-      {runs.map((run) => (
-        <Text key={run.id} color={run.status in statusColor ? statusColor[run.status as JobLastStatus] : undefined}>
-          {fit(`${clockTime(run.startedAtMs ?? run.queuedAtMs)} ${run.trigger.padEnd(8)} ${run.status.padEnd(15)} ${run.finishedAtMs && run.startedAtMs ? formatDuration(run.finishedAtMs - run.startedAtMs).padEnd(7) : '       '} ${run.reason ?? run.error ?? (run.deliveryTarget ? `${run.deliveryTarget}: ${run.deliveryDetail ?? ''}` : '')}`, width)}
-        </Text>
-      ))}
-      <Text color={theme.dim}>{fit('Esc back · e edit · n run now · /cron pause|resume|remove <name>', width)}</Text>
-    </Box>
-  );
+  const lines: TextLine[] = [
+    { text: `${job.name} (${job.id}) · ${job.schedule} · deliver ${job.deliver} · ${job.enabled ? 'enabled' : 'paused'}`, bold: true },
+    ...job.prompt.split('\n').map((text, index) => ({ text: index === 0 ? `Prompt: ${text}` : `        ${text}`, dim: true })),
+    ...(fetched.error ? [{ text: `Run history not available: ${fetched.error}`, color: theme.error }] : fetched.value && runs.length === 0 ? [{ text: 'No runs yet.', dim: true }] : []),
+    ...runs.map((run) => ({
+      text: `${clockTime(run.startedAtMs ?? run.queuedAtMs)} ${run.trigger.padEnd(8)} ${run.status.padEnd(15)} ${run.finishedAtMs && run.startedAtMs ? formatDuration(run.finishedAtMs - run.startedAtMs).padEnd(7) : '       '} ${run.reason ?? run.error ?? (run.deliveryTarget ? `${run.deliveryTarget}: ${run.deliveryDetail ?? ''}` : '')}`,
+      color: run.status in statusColor ? statusColor[run.status as JobLastStatus] : undefined,
+    })),
+  ];
+  return <ScrollText lines={lines} height={height} width={width} focused={focused} hint="Esc back · e edit · n run now · /cron pause|resume|remove <name>" />;
 }
 
 function nextRun(job: JobRow, now: number, running: boolean): string {

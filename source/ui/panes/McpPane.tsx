@@ -1,20 +1,24 @@
-import { Box, Text } from 'ink';
+import { Text } from 'ink';
 import type { McpServerStatus } from '../../mcp/connection.js';
 import type { McpServerView } from '../../mcp/manager.js';
 import type { Operations } from '../../operations/index.js';
 import type { ConsoleState } from '../console-model.js';
 import { useFetched } from '../hooks/useFetched.js';
-import { ListView, type ListRow } from '../components/ListView.js';
+import { ScrollText, type TextLine } from '../components/ScrollText.js';
+import { ListView, type ListRow, type PaneFilter } from '../components/ListView.js';
 import type { EditTarget } from '../forms/edit-target.js';
-import { column, fit } from '../format.js';
+import { column } from '../format.js';
 import { theme } from '../theme.js';
+
+/** What `field:value` can name in this pane's filter. */
+const mcpFields = ['name', 'status', 'transport', 'trust', 'era'];
 
 const statusColor: Record<McpServerStatus, string | undefined> = {
   ready: theme.ok, connecting: theme.warn, reconnecting: theme.warn, degraded: theme.warn, recycled: theme.warn, failed: theme.error, disabled: theme.dim, 'needs-login': theme.warn,
 };
 
 /** Configured MCP servers: status, era, transport, tools; Enter lists the tools and the stderr tail; R reconnects; l logs in (OAuth). */
-export function McpPane({ state, ops, height, width, focused, onNotice, onEdit, onLogin }: {
+export function McpPane({ state, ops, height, width, focused, onNotice, onEdit, onLogin, ...filter }: PaneFilter & {
   state: ConsoleState; ops: Operations; height: number; width: number; focused: boolean; onNotice: (text: string) => void; onEdit: (target: EditTarget) => void; onLogin: (server: string) => void;
 }) {
   const nameWidth = Math.min(24, Math.max(8, ...state.mcpServers.map((server) => server.name.length)));
@@ -23,6 +27,7 @@ export function McpPane({ state, ops, height, width, focused, onNotice, onEdit, 
     return {
       key: server.name,
       text: '',
+      fields: { name: server.name, status: server.status, transport: server.transport, trust: server.trust, era: server.era ?? '' },
       parts: [
         { text: `${column(server.name, nameWidth)} ` },
         { text: `● ${server.status.padEnd(12)} `, color: statusColor[server.status] },
@@ -33,7 +38,7 @@ export function McpPane({ state, ops, height, width, focused, onNotice, onEdit, 
   });
   return (
     <ListView
-      rows={rows} height={height} width={width} focused={focused} scopes={['mcp']} title="MCP servers"
+      rows={rows} height={height} width={width} focused={focused} scopes={['mcp']} title="MCP servers" {...filter} fields={mcpFields}
       empty="No MCP servers. Add one with: switchboard mcp add <name> --command <cmd> [--arg A]... (or --url <URL>); the console connects it within seconds."
       onCommand={(command, row) => {
         if (command === 'mcp.login') {
@@ -52,31 +57,26 @@ export function McpPane({ state, ops, height, width, focused, onNotice, onEdit, 
       details={(row) => {
         const server = state.mcpServers.find((candidate) => candidate.name === row.key);
         if (!server) return <Text>{row.key} is gone (removed by a reload).</Text>;
-        return <McpDetails server={server} ops={ops} height={height} width={width} />;
+        return <McpDetails server={server} ops={ops} height={height} width={width} focused={focused} />;
       }}
     />
   );
 }
 
-/** Enter on a server: status, trust, the stderr tail (read through operations) and every tool with its description. */
-function McpDetails({ server, ops, height, width }: { server: McpServerView; ops: Operations; height: number; width: number }) {
+/** Enter on a server: status, trust, the stderr tail (read through operations) and every tool with its whole description. */
+function McpDetails({ server, ops, height, width, focused }: { server: McpServerView; ops: Operations; height: number; width: number; focused: boolean }) {
   const stdio = server.transport === 'stdio';
   const fetched = useFetched(() => (stdio ? ops.mcp.stderr({ server: server.name, lines: server.status === 'ready' ? 3 : 8 }) : Promise.resolve({ server: server.name, lines: [] })), server.name, server.updatedAtMs);
   const stderr = fetched.value?.lines ?? [];
-  const lines: Array<{ text: string; color?: string; dim?: boolean }> = [
+  const lines: TextLine[] = [
     { text: `${server.name}: ${server.status}${server.reason ? ` - ${server.reason}` : ''}`, color: statusColor[server.status] },
     { text: `transport ${server.transport} · era ${server.era ?? '-'}${server.protocolVersion ? ` · protocol ${server.protocolVersion}` : ''} · trust ${server.trust}${server.trust === 'untrusted' ? ' (tools that are not read-only ask for approval)' : ''}`, dim: true },
     ...(stderr.length > 0 ? [{ text: 'stderr (last lines):', color: server.status === 'failed' ? theme.error : undefined }, ...stderr.map((line) => ({ text: `  ${line}`, dim: true }))] : []),
     { text: server.tools.length > 0 ? `Tools (${server.tools.length}):` : 'No tools registered.' },
     ...server.tools.flatMap((tool) => [
       { text: `  ${tool.name}${tool.readOnly ? '  [read-only]' : ''}${tool.utility ? '  [utility]' : ''}`, color: tool.readOnly ? theme.ok : undefined },
-      ...(tool.description ? [{ text: `      ${tool.description.split('\n')[0]}`, dim: true }] : []),
+      ...(tool.description ? tool.description.split('\n').map((text) => ({ text: `      ${text}`, dim: true })) : []),
     ]),
   ];
-  return (
-    <Box flexDirection="column">
-      {lines.slice(0, Math.max(1, height - 1)).map((line, index) => <Text key={index} color={line.color} dimColor={line.dim}>{fit(line.text, width)}</Text>)}
-      <Text color={theme.dim}>{fit('Esc back · R reconnect · l login · e edit', width)}</Text>
-    </Box>
-  );
+  return <ScrollText lines={lines} height={height} width={width} focused={focused} hint="Esc back · R reconnect · l login · e edit" />;
 }

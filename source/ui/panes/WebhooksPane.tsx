@@ -2,7 +2,8 @@ import { Box, Text } from 'ink';
 import { useRef, useState } from 'react';
 import type { Operations } from '../../operations/index.js';
 import type { ConsoleState } from '../console-model.js';
-import { ListView, type ListRow, type RowSource } from '../components/ListView.js';
+import { ScrollText } from '../components/ScrollText.js';
+import { ListView, type ListRow, type PaneFilter, type RowSource } from '../components/ListView.js';
 import type { EditTarget } from '../forms/edit-target.js';
 import { clockTime, column, fit } from '../format.js';
 import { useKeys } from '../input-router.js';
@@ -10,6 +11,9 @@ import { theme } from '../theme.js';
 import type { WebhookRow } from '../../operations/webhook-rows.js';
 import { outcomeLabel, outcomeStyle, reasonOf, runStyle, WebhookDetails } from './webhook-details.js';
 import { newDraft, parsePayload, TEST_EDITOR_LINES, WebhookTestEditor, type TestDraft } from './webhook-test-editor.js';
+
+/** What `field:value` can name in this pane's filter (outcome: accepted, 401, 429, ignored, duplicate...; run: delivered, failed...). */
+const webhookFields = ['route', 'event', 'id', 'outcome', 'run'];
 
 type Mode = { kind: 'none' } | { kind: 'copy'; route: string } | { kind: 'secret'; route: string } | { kind: 'test'; route: string };
 
@@ -23,7 +27,7 @@ const ROUTE_WIDTH = 20;
  * t edits and sends a signed test request to the selected route (through the real intake); c copies
  * the delivery id, or a route's URL (or its secret, after a confirm: never drawn).
  */
-export function WebhooksPane({ state, ops, height, width, focused, onNotice, onCopy, onEdit }: {
+export function WebhooksPane({ state, ops, height, width, focused, onNotice, onCopy, onEdit, ...filter }: PaneFilter & {
   state: ConsoleState; ops: Operations; height: number; width: number; focused: boolean;
   onNotice: (text: string) => void; onCopy: (text: string, what: string, secretOf?: string) => void; onEdit: (target: EditTarget) => void;
 }) {
@@ -35,11 +39,12 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
   const routes = [...webhook.routes, ...webhook.subscriptions];
   const urlOf = (route: string) => webhook.url ? `${webhook.url}/webhooks/${encodeURIComponent(route)}` : `(listener not bound)/webhooks/${route}`;
   const routeWidth = Math.min(ROUTE_WIDTH, Math.max(5, ...routes.map((route) => route.length), ...state.webhooks.slice(0, 50).map((entry) => entry.route.length)));
-  const routeRow = (route: string): ListRow => ({ key: `route:${route}`, text: '', parts: [{ text: 'route ', dim: true }, { text: `${column(route, routeWidth)} ` }, { text: `${urlOf(route)}${webhook.subscriptions.includes(route) ? ' (subscription)' : ''}`, color: theme.accent }] });
+  const routeRow = (route: string): ListRow => ({ key: `route:${route}`, text: '', fields: { route }, parts: [{ text: 'route ', dim: true }, { text: `${column(route, routeWidth)} ` }, { text: `${urlOf(route)}${webhook.subscriptions.includes(route) ? ' (subscription)' : ''}`, color: theme.accent }] });
   const deliveryRow = (row: WebhookRow): ListRow => ({
     key: row.key,
     item: row,
     text: '',
+    fields: { route: row.route, event: row.event, id: row.deliveryId, outcome: outcomeLabel(row), run: row.runState ?? '' },
     parts: [
       { text: `${clockTime(row.atMs)} ${column(row.route, routeWidth)} ${column(row.event, EVENT_WIDTH)} ${column(row.deliveryId, ID_WIDTH)} ` },
       { text: outcomeLabel(row).padEnd(9), ...outcomeStyle(row) },
@@ -101,7 +106,7 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
     <Box flexDirection="column" height={height} overflow="hidden">
       <ListView
         rows={rows} height={listHeight} width={width} focused={focused && mode.kind === 'none'} scopes={['webhooks']}
-        title="Routes and requests, newest first" followable
+        title="Routes and requests, newest first" followable {...filter} fields={webhookFields}
         inline={draft ? { lines: TEST_EDITOR_LINES, node: <WebhookTestEditor draft={draft} width={width} focused={focused} onChange={setDraft} onSend={sendTest} onClose={() => setMode({ kind: 'none' })} /> } : undefined}
         empty={webhook.enabled ? 'No routes and no requests yet.' : 'Webhooks are off: switchboard config set platforms.webhook.enabled true, then restart.'}
         onCommand={(command, row) => {
@@ -129,8 +134,8 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
         }}
         details={(row) => {
           const delivery = deliveryOf(row);
-          if (!delivery) return <Text>{fit(`Route ${routeOf(row)}: ${urlOf(routeOf(row) ?? '')} · t test · c copy URL or secret · e edit`, width)}</Text>;
-          return <WebhookDetails row={delivery} ops={ops} height={height} width={width} />;
+          if (!delivery) return <ScrollText lines={[{ text: `Route ${routeOf(row)}`, bold: true }, { text: urlOf(routeOf(row) ?? ''), color: theme.accent }]} height={height} width={width} focused={focused} hint="Esc back · t test · c copy URL or secret · e edit" />;
+          return <WebhookDetails row={delivery} ops={ops} height={height} width={width} focused={focused} />;
         }}
       />
       {mode.kind === 'copy' ? <Text color={theme.accent}>{fit(`Copy from route ${mode.route}: u the URL · s the secret · any other key cancels`, width)}</Text> : null}

@@ -1,16 +1,14 @@
-import { Box, Text } from 'ink';
 import type { Operations } from '../../operations/index.js';
 import type { OutputDeliveryView } from '../../operations/deliveries.js';
 import type { DeliveryRecord } from '../../store/webhook-deliveries.js';
 import { useFetched } from '../hooks/useFetched.js';
-import { clockTime, fit } from '../format.js';
+import { ScrollText, type TextLine } from '../components/ScrollText.js';
+import { clockTime } from '../format.js';
 import { theme } from '../theme.js';
 import type { WebhookRow } from '../../operations/webhook-rows.js';
 
-type Line = { text: string; color?: string; dim?: boolean; bold?: boolean };
-
-/** Enter on a delivery: the request, the rendered prompt, the run's output and every delivery attempt, from the store. */
-export function WebhookDetails({ row, ops, height, width }: { row: WebhookRow; ops: Operations; height: number; width: number }) {
+/** Enter on a delivery: the request, the rendered prompt, the run's output and every delivery attempt, from the store, all of it (scrolls). */
+export function WebhookDetails({ row, ops, height, width, focused }: { row: WebhookRow; ops: Operations; height: number; width: number; focused: boolean }) {
   const queued = row.outcome === 'accepted' || row.outcome === 'replay';
   // Read again as the row's run and delivery move on.
   const fetched = useFetched(async (): Promise<{ record?: DeliveryRecord; attempts: OutputDeliveryView[] }> => {
@@ -19,17 +17,15 @@ export function WebhookDetails({ row, ops, height, width }: { row: WebhookRow; o
     return { record, attempts: deliveries.filter((delivery) => delivery.subject.kind === 'webhook' && delivery.subject.deliveryId === row.deliveryId) };
   }, row.key, [row.runState, row.delivery ? 1 : 0].join());
   const record = fetched.value?.record;
-  const lines: Line[] = [{ text: `${row.route} ${row.event} ${row.deliveryId}: ${describeOutcome(row)}`, bold: true }];
+  const lines: TextLine[] = [{ text: `${row.route} ${row.event} ${row.deliveryId}: ${describeOutcome(row)}`, bold: true }];
   const why = reasonOf(row);
   if (why) lines.push({ text: `Why: ${why}`, color: theme.warn });
   if (!record) {
     lines.push({ text: queued ? (fetched.value || fetched.error ? 'Not in the store (yet).' : 'Reading…') : 'Refused or ignored: nothing was queued, so there is no prompt or run.', dim: true });
   } else {
     lines.push({ text: `State ${record.state}${record.replayOf ? ` · replay of ${record.replayOf}` : ''} · deliver to ${record.target}${record.runId ? ` · run ${record.runId.slice(0, 8)} ${record.runStatus ?? ''}` : ''}`, dim: true });
-    // Prompt and output share what is left after the attempts, so the attempts always show.
-    const room = Math.max(4, height - 6 - 3);
-    lines.push({ text: 'Prompt:', bold: true }, ...text(record.prompt, Math.floor(room / 2)));
-    if (record.output !== null || record.error !== null) lines.push({ text: 'Output:', bold: true }, ...text(record.error ? `${record.error}\n${record.output ?? ''}` : record.output ?? '', Math.ceil(room / 2)));
+    lines.push({ text: 'Prompt:', bold: true }, ...indented(record.prompt));
+    if (record.output !== null || record.error !== null) lines.push({ text: 'Output:', bold: true }, ...indented(record.error ? `${record.error}\n${record.output ?? ''}` : record.output ?? ''));
     const attempts = fetched.value?.attempts ?? [];
     if (attempts.length === 0 && record.deliveryDetail) lines.push({ text: `Delivery: ${record.deliveryDetail}`, color: record.state === 'delivered' ? theme.ok : record.state === 'silent' ? theme.dim : theme.error });
     for (const delivery of attempts) {
@@ -39,19 +35,12 @@ export function WebhookDetails({ row, ops, height, width }: { row: WebhookRow; o
       }
     }
   }
-  return (
-    <Box flexDirection="column">
-      {lines.slice(0, Math.max(1, height - 1)).map((line, index) => <Text key={index} color={line.color} dimColor={line.dim} bold={line.bold}>{fit(line.text, width) || ' '}</Text>)}
-      <Text color={theme.dim}>{fit('Esc back · r replay · t test · c copy id', width)}</Text>
-    </Box>
-  );
+  return <ScrollText lines={lines} height={height} width={width} focused={focused} hint="Esc back · r replay · t test · c copy id" />;
 }
 
-/** The first `max` non-empty lines of a text, indented, with a count of the rest. */
-function text(value: string, max: number): Line[] {
-  const all = value.split('\n').filter((line) => line.trim() !== '');
-  const shown = all.slice(0, Math.max(1, max - (all.length > max ? 1 : 0))).map((line) => ({ text: `  ${line}` }));
-  return all.length > shown.length ? [...shown, { text: `  … ${all.length - shown.length} more line(s): switchboard webhook deliveries --json shows all`, dim: true }] : shown;
+/** A text's lines, indented under their heading. */
+function indented(value: string): TextLine[] {
+  return value.split('\n').map((line) => ({ text: `  ${line}` }));
 }
 
 /** `accepted`, `401`, `429`... then the run state and delivery result as they are known. */
