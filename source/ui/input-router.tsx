@@ -67,6 +67,13 @@ const isChunk = (input: string, key: Key) =>
   [...input].length > 1 && !key.ctrl && !key.meta && !key.escape && !key.upArrow && !key.downArrow && !key.leftArrow && !key.rightArrow && !key.pageUp && !key.pageDown && !key.return && !key.tab;
 
 /**
+ * Runs `next` once React has drawn what the key before it changed. A state update made outside
+ * Ink's input handler (a key of a chunk, a wheel notch) renders in a scheduler task that React
+ * queues with setImmediate from a microtask, so after an immediate queued now: wait two turns.
+ */
+const afterRender = (next: () => void) => { setImmediate(() => setImmediate(next)); };
+
+/**
  * The console's one input router: every key is offered to the layers top first (the newest overlay,
  * then the focused pane, then the global keymap) until one takes it or a modal layer stops it.
  */
@@ -90,7 +97,11 @@ export function createKeyRouter() {
     return false;
   };
   const textOnTop = () => ordered()[0]?.kind === 'text';
+  /** A queued key was just offered and React has not drawn its result yet: keys that come now wait. */
+  let settling = false;
+  const busy = () => settling || pending.length > 0;
   const drain = () => {
+    settling = false;
     const first = pending.shift();
     if (!first) return;
     if (first.char && textOnTop()) {
@@ -103,11 +114,12 @@ export function createKeyRouter() {
     } else {
       offer(first.input, first.key);
     }
-    if (pending.length > 0) setImmediate(drain);
+    settling = true;
+    afterRender(drain);
   };
   /** Queues a key behind the ones waiting: keys of one read meet the state the key before left. */
   const queue = (input: string, key: Key) => {
-    const waiting = pending.length > 0;
+    const waiting = busy();
     pending.push({ input, key, char: false });
     if (!waiting) drain();
   };
@@ -165,7 +177,7 @@ export function createKeyRouter() {
         return true;
       }
       const chunk = isChunk(input, key);
-      const waiting = pending.length > 0;
+      const waiting = busy();
       if (!waiting && (!chunk || textOnTop())) return offer(input, key);
       if (chunk) pending.push(...[...input].map((char) => ({ input: char, key: plainKey, char: true })));
       else pending.push({ input, key, char: false });
