@@ -50,6 +50,7 @@ function baseProgram(): Command {
     .option('--connect <url>', 'reach a gateway over TCP (tcp://host:port; token from $SWITCHBOARD_CONTROL_TOKEN) instead of this home\'s socket')
     .option('--attach', 'the console only attaches to a running gateway (fails when none runs)')
     .option('--no-color', 'the console draws without colour (so does NO_COLOR)')
+    .option('--no-mouse', 'the console leaves mouse reporting off: no wheel or clicks, the terminal selects text (so does SWITCHBOARD_NO_MOUSE=1)')
     .showSuggestionAfterError(true)
     .exitOverride();
 
@@ -102,7 +103,7 @@ async function runHeadlessGateway(...args: Parameters<typeof import('./gateway-c
 /** Loaded on demand: the gateway command must never load React (STYLE.md section 1). */
 async function openConsole(command: Command): Promise<number> {
   try {
-    const options = command.optsWithGlobals<GlobalOptions & { attach?: boolean; color?: boolean }>();
+    const options = command.optsWithGlobals<GlobalOptions & { attach?: boolean; color?: boolean; mouse?: boolean }>();
     const home = homeOf(command);
     const connect = connectTarget(command);
     if (!connect && !options.attach) ensureConfig(home, options.home);
@@ -110,7 +111,7 @@ async function openConsole(command: Command): Promise<number> {
     slimInkImports();
     await loadYogaWithoutFetch();
     const { runConsole } = await import('../ui/run-console.js');
-    return await runConsole({ home, version, ...(options.attach ? { attach: true } : {}), ...(connect ? { connect } : {}) });
+    return await runConsole({ home, version, ...(options.attach ? { attach: true } : {}), ...(connect ? { connect } : {}), ...(options.mouse === false ? { mouse: false } : {}) });
   } catch (error) {
     return reportError(error);
   }

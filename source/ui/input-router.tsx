@@ -1,5 +1,6 @@
-import { useInput, type Key } from 'ink';
+import { useInput, useStdin, type Key } from 'ink';
 import { createContext, useContext, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { isMouseInput, parseMouseReports, tapMouseReports, type MouseEvent } from './mouse.js';
 
 /** What a layer says about a key: `true` takes it; anything else offers it to the layer below. */
 export type KeyHandler = (input: string, key: Key) => boolean | void;
@@ -23,6 +24,21 @@ export interface KeyLayer {
 }
 
 export type KeyRouter = ReturnType<typeof createKeyRouter>;
+
+/** Where a click landed, relative to the top left cell of the region clicked. */
+export interface ClickPoint {
+  column: number;
+  row: number;
+}
+
+/** A part of the screen that takes left clicks (see `useClickRegion`). */
+export interface ClickRegion {
+  /** Order of arrival: where regions overlap, the newer one (an overlay) gets the click. */
+  seq: number;
+  /** The point relative to the region when the screen cell (x, y) is inside it, else undefined. */
+  hit(x: number, y: number): ClickPoint | undefined;
+  onClick(at: ClickPoint): void;
+}
 
 const isCtrlC = (input: string, key: Key) => key.ctrl && input === 'c';
 
@@ -51,11 +67,19 @@ const isChunk = (input: string, key: Key) =>
   [...input].length > 1 && !key.ctrl && !key.meta && !key.escape && !key.upArrow && !key.downArrow && !key.leftArrow && !key.rightArrow && !key.pageUp && !key.pageDown && !key.return && !key.tab;
 
 /**
+ * Runs `next` once React has drawn what the key before it changed. A state update made outside
+ * Ink's input handler (a key of a chunk, a wheel notch) renders in a scheduler task that React
+ * queues with setImmediate from a microtask, so after an immediate queued now: wait two turns.
+ */
+const afterRender = (next: () => void) => { setImmediate(() => setImmediate(next)); };
+
+/**
  * The console's one input router: every key is offered to the layers top first (the newest overlay,
  * then the focused pane, then the global keymap) until one takes it or a modal layer stops it.
  */
 export function createKeyRouter() {
   const layers = new Set<KeyLayer>();
+  const regions = new Set<ClickRegion>();
   const listeners = new Set<() => void>();
   let seq = 0;
   const ordered = () => [...layers].sort((a, b) => rank[a.kind] - rank[b.kind] || b.seq - a.seq);
@@ -73,7 +97,11 @@ export function createKeyRouter() {
     return false;
   };
   const textOnTop = () => ordered()[0]?.kind === 'text';
+  /** A queued key was just offered and React has not drawn its result yet: keys that come now wait. */
+  let settling = false;
+  const busy = () => settling || pending.length > 0;
   const drain = () => {
+    settling = false;
     const first = pending.shift();
     if (!first) return;
     if (first.char && textOnTop()) {
@@ -86,10 +114,44 @@ export function createKeyRouter() {
     } else {
       offer(first.input, first.key);
     }
-    if (pending.length > 0) setImmediate(drain);
+    settling = true;
+    afterRender(drain);
+  };
+  /** Queues a key behind the ones waiting: keys of one read meet the state the key before left. */
+  const queue = (input: string, key: Key) => {
+    const waiting = busy();
+    pending.push({ input, key, char: false });
+    if (!waiting) drain();
+  };
+  const click = (x: number, y: number): boolean => {
+    for (const region of [...regions].sort((a, b) => b.seq - a.seq)) {
+      const at = region.hit(x, y);
+      if (!at) continue;
+      region.onClick(at);
+      return true;
+    }
+    return false;
+  };
+  /**
+   * A mouse event: a wheel notch is an ↑ or ↓ key press down the layers (lists and dialogs scroll
+   * as with the arrows); a left press goes to the topmost click region under it. Says whether
+   * anything took it.
+   */
+  const mouse = (event: MouseEvent): boolean => {
+    if (event.kind === 'wheelUp' || event.kind === 'wheelDown') {
+      queue('', { ...plainKey, upArrow: event.kind === 'wheelUp', downArrow: event.kind === 'wheelDown' });
+      return true;
+    }
+    return event.kind === 'press' && event.button === 0 && click(event.x, event.y);
   };
   return {
     nextSeq: () => ++seq,
+    mouse,
+    /** Adds a click region; the returned function takes it away again. */
+    addRegion(region: ClickRegion): () => void {
+      regions.add(region);
+      return () => { regions.delete(region); };
+    },
     /** Adds a layer; the returned function takes it away again. */
     add(layer: KeyLayer): () => void {
       layers.add(layer);
@@ -109,8 +171,13 @@ export function createKeyRouter() {
      * Keys wait behind an unfinished chunk so their order is kept.
      */
     dispatch(input: string, key: Key): boolean {
+      // Mouse reports are never text: should one come this way (as Ink strips it: `[<64;10;5M`), it is read as mouse.
+      if (isMouseInput(input)) {
+        for (const event of parseMouseReports(input)) mouse(event);
+        return true;
+      }
       const chunk = isChunk(input, key);
-      const waiting = pending.length > 0;
+      const waiting = busy();
       if (!waiting && (!chunk || textOnTop())) return offer(input, key);
       if (chunk) pending.push(...[...input].map((char) => ({ input: char, key: plainKey, char: true })));
       else pending.push({ input, key, char: false });
@@ -122,11 +189,23 @@ export function createKeyRouter() {
 
 const RouterContext = createContext<KeyRouter | undefined>(undefined);
 
-/** Owns the only ink `useInput` of the console and hands each key to the router. */
+/**
+ * Owns the only ink `useInput` of the console and hands each key to the router, and reads mouse
+ * reports off stdin before Ink does (Ink would drop them) for the router's mouse handling.
+ */
 export function InputRouter({ children }: { children: ReactNode }) {
   const [router] = useState(createKeyRouter);
+  const { stdin } = useStdin();
   useInput((input, key) => { router.dispatch(input, key); });
+  useLayoutEffect(() => tapMouseReports(stdin, router.mouse), [stdin, router]);
   return <RouterContext value={router}>{children}</RouterContext>;
+}
+
+/** The router of the `<InputRouter>` above (for hooks that register with it, like `useClickRegion`). */
+export function useKeyRouter(): KeyRouter {
+  const router = useContext(RouterContext);
+  if (!router) throw new Error('this hook needs an <InputRouter> above it');
+  return router;
 }
 
 export interface KeysOptions {

@@ -10,6 +10,7 @@ import type { GatewayLink } from '../operations/link.js';
 import { App, type AppProps } from './App.js';
 import { createConsoleModel } from './console-model.js';
 import { tuneHeap } from './heap-tuning.js';
+import { createMouseReporting, wantsMouse } from './mouse.js';
 import { terminalIsInteractive } from './terminal.js';
 
 export interface ConsoleOptions {
@@ -19,6 +20,8 @@ export interface ConsoleOptions {
   attach?: boolean;
   /** Attach over TCP to this gateway (`--connect tcp://host:port`). */
   connect?: { url: string; token?: string };
+  /** False with `--no-mouse`: no mouse reporting, the terminal's own selection works as usual. */
+  mouse?: boolean;
 }
 
 /**
@@ -67,9 +70,13 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
   const model = createConsoleModel({ link });
   await model.ready();
 
+  // Off on every way out: stray reports would otherwise land in the shell as text.
+  const mouse = createMouseReporting(process.stdout, wantsMouse(options.mouse, process.env, process.stdout.isTTY === true && process.stdin.isTTY === true));
+  const mouseOff = () => mouse.stop();
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string) => {
     stopping ??= (async () => {
+      mouse.stop();
       const clean = await stopGateway(reason);
       model.dispose();
       untuneHeap();
@@ -80,16 +87,23 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
     })();
     return stopping;
   };
-  const view = () => <App model={model} link={link} local={local} copy={copyToClipboard} openUrl={openUrlWhenDisplayed} openEditor={(file) => openInEditor(file)} onQuit={() => void shutdown('operator quit')} />;
+  const view = () => <App model={model} link={link} local={local} copy={copyToClipboard} openUrl={openUrlWhenDisplayed} openEditor={(file) => mouse.paused(() => openInEditor(file))} onQuit={() => void shutdown('operator quit')} />;
   const app = render(view(), { exitOnCtrlC: false, alternateScreen: true, maxFps: 30, interactive: terminalIsInteractive() });
   const onSignal = (signal: NodeJS.Signals) => void shutdown(`${signal} received`);
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
+  process.once('exit', mouseOff);
+  mouse.start();
   setImmediate(() => startGateway?.()); // after the first frame is written
-  await app.waitUntilExit();
+  try {
+    await app.waitUntilExit();
+  } finally {
+    mouse.stop();
+  }
   await stopping;
   process.off('SIGTERM', onSignal);
   process.off('SIGHUP', onSignal);
+  process.off('exit', mouseOff);
   if (startFailure) throw startFailure.error;
   return 0;
 }
