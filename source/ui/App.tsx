@@ -1,4 +1,4 @@
-import { Box, Text, useApp, useWindowSize } from 'ink';
+import { Box, Text, useApp, useWindowSize, type DOMElement } from 'ink';
 import { useRef, useState } from 'react';
 import type { McpServerConfig } from '../config/types.js';
 import type { McpCommands } from '../mcp/gateway-component.js';
@@ -15,6 +15,7 @@ import { Header, headerHeight } from './components/Header.js';
 import type { ConsoleModel, ConsoleState } from './console-model.js';
 import { useConsoleState } from './hooks/useConsoleState.js';
 import { useNow } from './hooks/useNow.js';
+import { useClickRegion } from './hooks/useClickRegion.js';
 import { useNotices } from './hooks/useNotices.js';
 import { NOTICE_SHOWN_MS, paneHint } from './pane-hints.js';
 import { InputRouter, useKeys } from './input-router.js';
@@ -274,16 +275,26 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
   const leftWidth = wide ? Math.floor(width * 0.6) : width;
   const focusedPaneKeys = !dialogOpen && stack.length === 0;
   const position = head ? state.approvals.indexOf(head) + 1 : 0;
+  // Mouse: a click on a tab goes to its pane, one in the other pane focuses it (the focused list takes clicks on its rows itself).
+  const tabLabels = panes.map((name, index) => ` ${index + 1} ${titles[name][wide ? 0 : 1]}${name === 'Approvals' && state.approvals.length > 0 ? ` (${state.approvals.length})` : ''} `);
+  const tabsBox = useRef<DOMElement>(null);
+  const secondaryBox = useRef<DOMElement>(null);
+  useClickRegion(tabsBox, ({ column }) => {
+    let edge = 0;
+    const tab = tabLabels.findIndex((label) => (edge += label.length) > column);
+    if (tab >= 0) setActive(panes[tab]!);
+  }, { active: focusedPaneKeys });
+  useClickRegion(secondaryBox, () => setActive(secondary), { active: focusedPaneKeys && (wide || stacked) });
   // Read when the next dialog mounts: a decision a moment ago pauses its keys (a double tap of `a`).
   const pausedUntil = Date.now() - decidedAt.current < 2000 ? Date.now() + KEY_GUARD_MS : 0;
 
   return (
     <Box flexDirection="column" width={width} height={rows}>
       <Header state={state} now={now} width={width} />
-      <Box flexShrink={0}>
+      <Box ref={tabsBox} flexShrink={0}>
         {panes.map((name, index) => (
           <Text key={name} inverse={name === active} color={name === 'Approvals' && state.approvals.length > 0 ? theme.warn : undefined} wrap="truncate">
-            {` ${index + 1} ${titles[name][wide ? 0 : 1]}${name === 'Approvals' && state.approvals.length > 0 ? ` (${state.approvals.length})` : ''} `}
+            {tabLabels[index]}
           </Text>
         ))}
       </Box>
@@ -293,9 +304,9 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
       {paneHidden ? null : (
         <Box height={paneHeight} flexShrink={0} overflow="hidden" flexDirection={stacked ? 'column' : 'row'}>
           <Box width={leftWidth} height={activeHeight} flexDirection="column" overflow="hidden">{renderPane(active, leftWidth, focusedPaneKeys)}</Box>
-          {wide ? <Box width={width - leftWidth} paddingLeft={1} flexDirection="column" overflow="hidden">{renderPane(secondary, width - leftWidth - 1, false)}</Box> : null}
+          {wide ? <Box ref={secondaryBox} width={width - leftWidth} paddingLeft={1} flexDirection="column" overflow="hidden">{renderPane(secondary, width - leftWidth - 1, false)}</Box> : null}
           {stacked ? <Text color={theme.dim} wrap="truncate">{`── ${titles[secondary][0]} `.padEnd(width, '─')}</Text> : null}
-          {stacked ? <Box width={width} height={secondaryHeight} flexDirection="column" overflow="hidden">{renderPane(secondary, width, false, secondaryHeight)}</Box> : null}
+          {stacked ? <Box ref={secondaryBox} width={width} height={secondaryHeight} flexDirection="column" overflow="hidden">{renderPane(secondary, width, false, secondaryHeight)}</Box> : null}
         </Box>
       )}
       <BottomLine stack={stack} notice={now - notice.atMs < NOTICE_SHOWN_MS ? notice.text : paneHint(active)} quitPrompt={quitPrompt(state)} actions={actions} />

@@ -104,7 +104,8 @@ export function createKeyRouter() {
     settling = false;
     const first = pending.shift();
     if (!first) return;
-    if (first.char && textOnTop()) {
+    const typed = first.char && textOnTop();
+    if (typed) {
       // A focused line input takes the rest of the chunk's characters as text in one go.
       let text = first.input;
       while (pending[0]?.char) text += pending.shift()!.input;
@@ -114,6 +115,8 @@ export function createKeyRouter() {
     } else {
       offer(first.input, first.key);
     }
+    // Text went into a line input (which reads its own latest state): the next key need not wait.
+    if (typed) return drain();
     settling = true;
     afterRender(drain);
   };
@@ -178,7 +181,17 @@ export function createKeyRouter() {
       }
       const chunk = isChunk(input, key);
       const waiting = busy();
-      if (!waiting && (!chunk || textOnTop())) return offer(input, key);
+      if (!waiting && (!chunk || textOnTop())) {
+        const typing = textOnTop();
+        const took = offer(input, key);
+        // Ink hands over every key of one read in one go (`↓↓` held down): the ones after this wait
+        // until it is drawn. A line input reads its own latest state (a ref), so typing never waits.
+        if (!typing) {
+          settling = true;
+          afterRender(drain);
+        }
+        return took;
+      }
       if (chunk) pending.push(...[...input].map((char) => ({ input: char, key: plainKey, char: true })));
       else pending.push({ input, key, char: false });
       if (!waiting) drain();

@@ -46,9 +46,10 @@ export async function renderConsole(options: { edit?: (config: ConfigFile) => vo
 export async function typeText(stdin: { write(data: string): void }, lastFrame: () => string | undefined, text: string) {
   for (const char of text) {
     stdin.write(char);
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
   }
-  await waitForFrame(lastFrame, (frame) => frame.includes(text.slice(-3)));
+  // The whole text where it fits on a line, else its end (a long one wraps or is cut).
+  await waitForFrame(lastFrame, (frame) => frame.includes(text.length <= 40 ? text : text.slice(-8)));
 }
 
 /** Opens the command line, types a slash command (without the /) and submits it. */
@@ -59,7 +60,8 @@ export async function slash(stdin: { write(data: string): void }, lastFrame: () 
   stdin.write('\r');
 }
 
-const tick = () => new Promise((resolve) => setImmediate(resolve));
+/** Turns of the event loop a key needs to be drawn: the router holds the next key until then. */
+const tick = async () => { for (let turn = 0; turn < 4; turn += 1) await new Promise((resolve) => setImmediate(resolve)); };
 
 /** Moves a form's focus to the field whose focused line (`❯ label`) matches `label` (a regex source). */
 export async function focusField(stdin: { write(data: string): void }, lastFrame: () => string | undefined, label: string) {

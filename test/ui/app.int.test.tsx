@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
-import { renderConsole } from '../helpers/console.js';
+import { renderConsole, typeText } from '../helpers/console.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
 
 const closers: Array<() => unknown> = [];
@@ -16,14 +16,6 @@ async function consoleWith(script: Parameters<typeof startScriptedModel>[0]) {
   return view;
 }
 
-async function type(stdin: { write(data: string): void }, lastFrame: () => string | undefined, text: string) {
-  for (const char of text) {
-    stdin.write(char);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  await waitForFrame(lastFrame, (frame) => frame.includes(text.slice(-3)));
-}
-
 /** Opens the command line and waits until its input is the bottom line. */
 async function openCommandLine(stdin: { write(data: string): void }, lastFrame: () => string | undefined) {
   stdin.write('/');
@@ -33,7 +25,7 @@ async function openCommandLine(stdin: { write(data: string): void }, lastFrame: 
 /** Starts a run from the command line whose tool call needs approval, and opens the deny reason of its dialog. */
 async function openDenyReason(stdin: { write(data: string): void }, lastFrame: () => string | undefined, command: string) {
   await openCommandLine(stdin, lastFrame);
-  await type(stdin, lastFrame, command);
+  await typeText(stdin, lastFrame, command);
   stdin.write(keys.enter);
   await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1'));
   stdin.write('d');
@@ -49,7 +41,7 @@ describe('console app with a real gateway core and the scripted model', () => {
     fs.mkdirSync(path.join(home.workspaceDir, 'scratch'), { recursive: true });
     await waitForFrame(lastFrame, (frame) => frame.includes('approvals 0'));
     await openCommandLine(stdin, lastFrame);
-    await type(stdin, lastFrame, 'run clean the scratch folder');
+    await typeText(stdin, lastFrame, 'run clean the scratch folder');
     stdin.write(keys.enter);
 
     const dialog = await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1'));
@@ -76,7 +68,7 @@ describe('console app with a real gateway core and the scripted model', () => {
     ]);
     await openDenyReason(stdin, lastFrame, 'run reboot the box');
     // Letters of the reason are text: q must not ask to quit.
-    await type(stdin, lastFrame, 'not now, quit asking');
+    await typeText(stdin, lastFrame, 'not now, quit asking');
     expect(lastFrame()).toContain('Reason (optional, Enter to deny): not now, quit asking');
     stdin.write(keys.enter);
     await waitForFrame(lastFrame, (frame) => frame.includes('Run ok'));
@@ -109,7 +101,7 @@ describe('console app with a real gateway core and the scripted model', () => {
       { text: 'Rebooted.' },
     ]);
     await openCommandLine(stdin, lastFrame);
-    await type(stdin, lastFrame, 'run reboot the box');
+    await typeText(stdin, lastFrame, 'run reboot the box');
     stdin.write(keys.enter);
     await waitForFrame(lastFrame, (frame) => frame.includes('Approval 1 of 1'));
     stdin.write('?');

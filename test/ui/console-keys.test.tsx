@@ -31,6 +31,18 @@ describe('keys arriving in one chunk', () => {
     view.unmount();
   });
 
+  it('arrows of one read (a key held down) move a list selection once each', async () => {
+    const rows = Array.from({ length: 6 }, (_unused, index) => ({ key: `r${index}`, text: `row ${index}` }));
+    const view = render(<InputRouter><ListView rows={rows} height={7} width={40} focused title="Rows" empty="none" /></InputRouter>);
+    await waitForFrame(view.lastFrame, (frame) => frame.includes('Rows · 1/6'));
+    await settle();
+    view.stdin.write('\u001B[B\u001B[B\u001B[B\u001B[B');
+    await waitForFrame(view.lastFrame, (frame) => frame.includes('Rows · 5/6'));
+    view.stdin.write('\u001B[A\u001B[A');
+    await waitForFrame(view.lastFrame, (frame) => frame.includes('Rows · 3/6'));
+    view.unmount();
+  });
+
   it('a chunk that opens a line input goes on as text into it, in order', async () => {
     function Screen() {
       const [text, setText] = useState<string | undefined>();

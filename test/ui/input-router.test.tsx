@@ -16,6 +16,9 @@ const noKey: Key = {
 } as Key;
 const ctrlC = { ...noKey, ctrl: true };
 
+/** Keys that follow one another within a turn wait until the first is drawn: let those turns pass. */
+const settled = async () => { for (let turn = 0; turn < 4; turn += 1) await new Promise((resolve) => setImmediate(resolve)); };
+
 let seq = 0;
 /** A layer that records the keys offered to it and takes those `takes` accepts. */
 function layer(kind: LayerKind, seen: string[], takes: (input: string) => boolean, modal = false): KeyLayer {
@@ -27,7 +30,7 @@ function layer(kind: LayerKind, seen: string[], takes: (input: string) => boolea
 }
 
 describe('key router', () => {
-  it('offers a key to the top layer only when it takes it, else to the next one down', () => {
+  it('offers a key to the top layer only when it takes it, else to the next one down', async () => {
     const router = createKeyRouter();
     const seen = { global: [] as string[], pane: [] as string[], lower: [] as string[], upper: [] as string[] };
     // Added out of order: the kind ranks first (overlay, pane, global), then the newer overlay.
@@ -37,30 +40,37 @@ describe('key router', () => {
     const remove = router.add(layer('overlay', seen.upper, (input) => input === 'a'));
 
     expect(router.dispatch('a', noKey)).toBe(true);
+    await settled();
     expect(seen).toEqual({ global: [], pane: [], lower: [], upper: ['a'] });
     router.dispatch('b', noKey);
+    await settled();
     expect(seen).toEqual({ global: [], pane: [], lower: ['b'], upper: ['a', 'b'] });
     router.dispatch('z', noKey);
+    await settled();
     expect(seen).toEqual({ global: ['z'], pane: ['z'], lower: ['b', 'z'], upper: ['a', 'b', 'z'] });
 
     // Popped: the layer hears nothing more, and the one under it is on top again.
     remove();
     router.dispatch('a', noKey);
+    await settled();
     expect(seen.upper).toEqual(['a', 'b', 'z']);
     expect(seen.lower).toEqual(['b', 'z', 'a']);
     expect(router.top()?.kind).toBe('overlay');
   });
 
-  it('stops every key at a modal layer except Ctrl-C, so quit works from everywhere', () => {
+  it('stops every key at a modal layer except Ctrl-C, so quit works from everywhere', async () => {
     const router = createKeyRouter();
     const global: string[] = [];
     const form: string[] = [];
     router.add(layer('global', global, () => true));
     router.add(layer('overlay', form, () => false, true));
     expect(router.dispatch('q', noKey)).toBe(true);
+    await settled();
     expect(router.dispatch('?', noKey)).toBe(true);
+    await settled();
     expect(global).toEqual([]);
     router.dispatch('c', ctrlC);
+    await settled();
     expect(form).toEqual(['q', '?', 'c']);
     expect(global).toEqual(['c']);
   });
@@ -91,7 +101,7 @@ describe('key router', () => {
     const view = render(<InputRouter><Screen /></InputRouter>);
     const press = async (input: string) => {
       view.stdin.write(input);
-      await new Promise((resolve) => setImmediate(resolve));
+      await settled();
     };
     await waitForFrame(view.lastFrame, (frame) => frame.includes('global*'));
     await press('o');

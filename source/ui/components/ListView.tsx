@@ -1,6 +1,7 @@
-import { Box, Text, type Key } from 'ink';
+import { Box, Text, type DOMElement, type Key } from 'ink';
 import { useMemo, useRef, useState, type ReactNode } from 'react';
 import { useKeys } from '../input-router.js';
+import { useClickRegion } from '../hooks/useClickRegion.js';
 import { commandFor, type CommandName, type KeyScope } from '../keymap.js';
 import { CUT_MARK, fit } from '../format.js';
 import { filterRows } from '../row-filter.js';
@@ -77,6 +78,7 @@ export function ListView({ rows: source, height, width, focused, empty, details,
   };
   const listHeight = Math.max(1, height - (title === undefined ? 0 : 1) - (inline?.lines ?? 0));
   const page = Math.max(1, listHeight - 1);
+  const { start, end } = windowOf(index, rows.length, listHeight);
   // The focused pane's layer: its own keys; the rest falls through to the global keymap.
   useKeys((input, key) => {
     if (followable && !open && followKey(input, key)) {
@@ -105,6 +107,24 @@ export function ListView({ rows: source, height, width, focused, empty, details,
   }, { layer: 'pane', active: focused });
 
   const filterNote = filter ? ` · filter "${filter}"${filtered.error ? `: ${filtered.error}` : ` (${rows.length} of ${source.length}; Esc clears)`}` : '';
+  // A click selects a row; a click on the selected row opens it (as Enter does).
+  const box = useRef<DOMElement>(null);
+  useClickRegion(box, ({ row }) => {
+    const titleLines = title === undefined ? 0 : 1;
+    let at = start + row - titleLines;
+    if (row < titleLines) return;
+    if (inline && at > index) {
+      if (at <= index + inline.lines) return; // in the inline editor: its own keys
+      at -= inline.lines;
+    }
+    if (at >= end) return;
+    if (at !== index) return move(at);
+    if (details && selected) {
+      setSelection({ ...last.current });
+      setOpen(true);
+    }
+  }, { active: focused && !open && rows.length > 0 });
+
   const titleLine = title === undefined ? null : (
     <Text color={theme.dim}>{fit(`${title} · ${rows.length === 0 ? '0/0' : gone ? `the selected row left the list (${rows.length} kept)` : `${index + 1}/${rows.length}`}${filterNote}${followable ? (selection.follow ? ' · following newest (f stops)' : ' · paused (f follows)') : ''}`, width)}</Text>
   );
@@ -113,9 +133,8 @@ export function ListView({ rows: source, height, width, focused, empty, details,
     const why = filter ? (filtered.error ? `Filter "${filter}": ${filtered.error}.` : `No row matches "${filter}" (F changes the filter, Esc clears it).`) : empty;
     return <Box flexDirection="column" height={height}>{titleLine}<Text color={theme.dim}>{why}</Text></Box>;
   }
-  const { start, end } = windowOf(index, rows.length, listHeight);
   return (
-    <Box flexDirection="column" height={height} overflow="hidden">
+    <Box ref={box} flexDirection="column" height={height} overflow="hidden">
       {titleLine}
       {Array.from({ length: end - start }, (_unused, offset) => rows.at(start + offset)!).flatMap((row, offset) => [
         <Text key={row.key} inverse={(focused || inline !== undefined) && !gone && start + offset === index} color={row.color} dimColor={row.dim}>
