@@ -24,6 +24,14 @@ export interface HeapTuning {
 
 export const ATTACHED_CONSOLE_HEAP: HeapTuning = { growingPercent: 30, maxNewSpaceBytes: 16 * 1024 * 1024, checkMs: 250 };
 
+/**
+ * A console with the gateway in its process: old space is collected early as above (the rows and
+ * frames it replaces are garbage the same way), but the young generation grows as V8 likes, since
+ * the intake there allocates per request and a small young generation would promote its garbage.
+ * Measured with scripts/bench-console.ts (docs/benchmarks.md).
+ */
+export const IN_PROCESS_CONSOLE_HEAP: HeapTuning = { growingPercent: 30, maxNewSpaceBytes: Number.POSITIVE_INFINITY, checkMs: 1000 };
+
 export interface HeapTuningDeps {
   setFlags(flags: string): void;
   /** Current capacity of the young generation in bytes. */

@@ -9,7 +9,7 @@ import type { HomeGateway } from '../operations/host.js';
 import type { GatewayLink } from '../operations/link.js';
 import { App, type AppProps } from './App.js';
 import { createConsoleModel } from './console-model.js';
-import { tuneHeap } from './heap-tuning.js';
+import { ATTACHED_CONSOLE_HEAP, IN_PROCESS_CONSOLE_HEAP, tuneHeap } from './heap-tuning.js';
 import { createMouseReporting, wantsMouse } from './mouse.js';
 import { terminalIsInteractive } from './terminal.js';
 
@@ -65,8 +65,7 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
     });
     stopGateway = async (reason) => (await (await started)?.stop(reason)) ?? true;
   }
-  // Only an attached console: the in-process one also runs the gateway, whose intake wants V8's defaults.
-  const untuneHeap = link.where === 'attached' ? tuneHeap() : () => {};
+  const untuneHeap = tuneHeap(link.where === 'attached' ? ATTACHED_CONSOLE_HEAP : IN_PROCESS_CONSOLE_HEAP);
   const model = createConsoleModel({ link });
   await model.ready();
 
