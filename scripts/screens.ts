@@ -47,9 +47,12 @@ async function post(url: string, event: string, body: Record<string, unknown>, s
   return response.status;
 }
 
-/** Screen name, the keys that show it (sent one by one), and how long to let it draw. */
-const screens: Array<[string, string[]]> = [
-  ['1-mcp', ['1']], ['2-webhooks', ['2']], ['3-jobs', ['3']], ['4-approvals', ['4']], ['5-logs', ['5']], ['6-output', ['6']], ['help', ['?']],
+/** Screen name, the keys that show it (sent one by one), and the keys that leave it afterwards. */
+const screens: Array<[string, string[], string[]?]> = [
+  ['1-mcp', ['1']], ['2-webhooks', ['2']], ['3-jobs', ['3']], ['4-approvals', ['4']], ['5-logs', ['5']], ['6-output', ['6']], ['help', ['?'], ['Escape']],
+  // Rows of pane 2: the route, then the newest first: 401, ignored ping, then the accepted ones.
+  ['2-webhooks-details', ['2', 'g', 'j', 'j', 'j', 'Enter'], ['Escape']],
+  ['2-webhooks-filter', ['F', ...'outcome:accepted'.split(''), 'Enter'], ['Escape']],
 ];
 
 async function capture(columns: number, rows: number): Promise<string[]> {
@@ -59,13 +62,15 @@ async function capture(columns: number, rows: number): Promise<string[]> {
   await waitFor(() => screen().includes(' 1 MCP'), 'the console to attach');
   await sleep(1500); // MCP details and deliveries arrive after the snapshot
   const written: string[] = [];
-  for (const [name, keys] of screens) {
+  for (const [name, keys, after = []] of screens) {
     for (const key of keys) tmux('send-keys', '-t', session, key);
     await sleep(600);
     const file = `${columns}x${rows}-${name}.txt`;
     fs.writeFileSync(path.join(out, file), screen().replace(/\s+$/gm, '').trimEnd() + '\n');
     written.push(file);
-    if (name === 'help') tmux('send-keys', '-t', session, 'Escape');
+    // Apart: Esc with the next key in one read would be Alt+key.
+    for (const key of after) tmux('send-keys', '-t', session, key);
+    if (after.length > 0) await sleep(300);
   }
   tmux('send-keys', '-t', session, 'q');
   await sleep(300);

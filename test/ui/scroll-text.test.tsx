@@ -57,6 +57,9 @@ describe('ScrollText', () => {
     expect(rows.map((row) => row.text).join('')).toBe(long);
     // No space to break at: cut exactly.
     expect(wrapLines([{ text: 'x'.repeat(90) }], 40).map((row) => row.text.length)).toEqual([40, 40, 10]);
+    // An indented line stays in its column when it wraps.
+    const indented = wrapLines([{ text: `    ${'y'.repeat(50)}` }], 40).map((row) => row.text);
+    expect(indented).toEqual([`    ${'y'.repeat(36)}`, `    ${'y'.repeat(14)}`]);
   });
 
   it('F finds a text: jumps to it, n and N go to the next and previous, Esc forgets it', async () => {

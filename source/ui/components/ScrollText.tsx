@@ -11,9 +11,18 @@ export interface TextLine { text: string; color?: string; dim?: boolean; bold?: 
 
 interface Row extends TextLine { source: number }
 
-/** The wrapped rows of the lines, each knowing the line it came from (a find matches whole lines). */
+/**
+ * The wrapped rows of the lines, each knowing the line it came from. A wrapped line's continuation
+ * rows keep its indentation (up to a third of the width), so indented text stays in its column.
+ */
 export function wrapLines(lines: readonly TextLine[], width: number): Row[] {
-  return lines.flatMap((line, source) => wrapText(line.text.replace(/\t/g, '  ').replace(/\r/g, ''), width, true).map((text) => ({ ...line, text, source })));
+  return lines.flatMap((line, source) => {
+    const flat = line.text.replace(/\t/g, '  ').replace(/\r/g, '');
+    const indent = ' '.repeat(Math.min(/^ */.exec(flat)![0].length, Math.floor(width / 3)));
+    const [first = '', ...rest] = wrapText(flat, width, true);
+    const more = rest.length === 0 ? [] : wrapText(rest.join(''), width - indent.length, true).map((text) => indent + text);
+    return [first, ...more].map((text) => ({ ...line, text, source }));
+  });
 }
 
 /**
