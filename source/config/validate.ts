@@ -141,7 +141,8 @@ export function unsafeServerName(name: string): string | undefined {
   return undefined;
 }
 
-export function isTimeZone(name: string): boolean {
+/** True when `name` is an IANA zone this runtime knows. */
+function isTimeZone(name: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
     return true;

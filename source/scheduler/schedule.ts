@@ -107,12 +107,3 @@ export function formatInZone(atMs: number, timezone: string): string {
   return `${get('weekday')} ${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')} ${get('timeZoneName')}`;
 }
 
-/** True when `timezone` is an IANA zone this runtime knows. */
-export function isValidTimeZone(timezone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
-    return true;
-  } catch {
-    return false;
-  }
-}
