@@ -106,4 +106,3 @@ export function formatInZone(atMs: number, timezone: string): string {
   const get = (type: string) => parts.find((part) => part.type === type)?.value ?? '';
   return `${get('weekday')} ${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')} ${get('timeZoneName')}`;
 }
-
