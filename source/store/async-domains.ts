@@ -1,0 +1,46 @@
+import type { Store } from './database.js';
+import { createDeliveryStore, type DeliveryStore } from './webhook-deliveries.js';
+import { createSubscriptionStore, type SubscriptionStore } from './webhook-subscriptions.js';
+
+/**
+ * Step one of cluster mode (issue #19, docs/cluster.md): the store domains as asynchronous
+ * operations, the shape every backend offers. It is derived from the SQLite domain itself, so the
+ * PostgreSQL backend has to follow any change made there (the compiler says where). The gateway
+ * does not use these yet: its domains still call SQLite synchronously.
+ */
+export type AsyncDomain<T, Without extends keyof T = never> = {
+  [K in Exclude<keyof T, Without>]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+};
+
+/** Accepted webhook deliveries (the run queue and the idempotency record); `accept` settles once durable. */
+export type DeliveryBackend = AsyncDomain<DeliveryStore, 'committed' | 'acceptCommitted'>;
+export type SubscriptionBackend = AsyncDomain<SubscriptionStore>;
+
+export interface StoreBackends {
+  deliveries: DeliveryBackend;
+  subscriptions: SubscriptionBackend;
+}
+
+/** Every function of `domain` answering through a promise (a throw becomes a rejection). */
+function asynchronous<T extends object>(domain: T): AsyncDomain<T> {
+  return Object.fromEntries(Object.entries(domain).map(([name, value]) => [name,
+    typeof value === 'function' ? async (...args: unknown[]) => (value as (...a: unknown[]) => unknown)(...args) : value])) as AsyncDomain<T>;
+}
+
+/** The SQLite store's domains behind the asynchronous operations. */
+export function sqliteBackends(store: Store): StoreBackends {
+  const { committed, acceptCommitted: _acceptCommitted, ...deliveries } = createDeliveryStore(store);
+  const sync = asynchronous(deliveries);
+  return {
+    deliveries: {
+      ...sync,
+      // Durable when it settles, as the other backends promise: while commits are grouped, after the commit.
+      async accept(row, dedupWindowMs) {
+        const outcome = await sync.accept(row, dedupWindowMs);
+        await committed();
+        return outcome;
+      },
+    },
+    subscriptions: asynchronous(createSubscriptionStore(store)),
+  };
+}

@@ -1,0 +1,79 @@
+import pg from 'pg';
+import type { Migration } from '../migrations.js';
+import { pgMigrations } from './migrations.js';
+
+/** An open PostgreSQL store: a pool, and transactions on one of its connections. */
+export interface PgStore {
+  readonly pool: pg.Pool;
+  query<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * BIGINT (int8) comes back as a number: ids and millisecond times stay far below 2^53. Set on our
+ * pools only, not on the pg module as a whole.
+ */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * Serialises the transactions about one key (a route's delivery id, a subscription's name) across
+ * every node: a second transaction on the key waits until the first ends, and then reads what it
+ * committed (READ COMMITTED takes a new snapshot per statement). Works for rows that do not exist yet.
+ */
+export async function lockKey(client: pg.PoolClient, key: string): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+}
+
+/** Any fixed number: the key of the advisory lock every node takes to migrate (one at a time). */
+const MIGRATION_LOCK = 726_514_001;
+
+/**
+ * Connects to `url` (`postgres://…`) and brings its schema up to date. Nodes starting together
+ * migrate once: each takes the same advisory lock for its migration transaction and finds the
+ * versions the first one applied.
+ */
+export async function openPgStore(url: string, migrations: readonly Migration[] = pgMigrations): Promise<PgStore> {
+  const pool = new pg.Pool({ connectionString: url, types, max: 10 });
+  // An idle connection that dies (a database restart) must not take the process down with it.
+  pool.on('error', () => {});
+  const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+  try {
+    await transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)');
+      const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+      const applied = new Set(rows.map((row) => row.version));
+      for (const migration of migrations) {
+        if (applied.has(migration.version)) continue;
+        await client.query(migration.sql);
+        await client.query('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, $3)', [migration.version, migration.name, Date.now()]);
+      }
+    });
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return {
+    pool,
+    query: (sql, values) => pool.query(sql, values),
+    transaction,
+    close: () => pool.end(),
+  };
+}

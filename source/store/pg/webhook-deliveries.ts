@@ -1,0 +1,82 @@
+import type { DeliveryBackend } from '../async-domains.js';
+import type { DeliveryRecord, DeliveryState, NewDelivery } from '../webhook-deliveries.js';
+import { lockKey, type PgStore } from './pg-store.js';
+
+const columns = `id AS seq, route, delivery_id AS "deliveryId", event, headers, prompt, skills, target, target_extra AS "targetExtra", state,
+  replay_of AS "replayOf", run_id AS "runId", run_status AS "runStatus", output, error, delivery_detail AS "deliveryDetail",
+  received_at_ms AS "receivedAtMs", started_at_ms AS "startedAtMs", finished_at_ms AS "finishedAtMs"`;
+
+const insertSql = `INSERT INTO webhook_deliveries (route, delivery_id, event, headers, body, prompt, skills, target, target_extra, state, replay_of, received_at_ms)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'queued', $10, $11) RETURNING id`;
+
+const values = (row: NewDelivery) => [row.route, row.deliveryId, row.event, JSON.stringify(row.headers), Buffer.from(row.body), row.prompt,
+  JSON.stringify(row.skills), row.target, JSON.stringify(row.targetExtra), row.replayOf ?? null, row.receivedAtMs];
+
+/** Accepted webhook deliveries on PostgreSQL: the same operations and answers as the SQLite domain. */
+export function createPgDeliveryStore(store: PgStore): DeliveryBackend {
+  const one = async (sql: string, params: unknown[]) => (await store.query<DeliveryRecord & Record<string, unknown>>(sql, params)).rows[0];
+  const insert = async (row: NewDelivery, query: (sql: string, params: unknown[]) => Promise<{ rows: Array<{ id: number }> }> = (sql, params) => store.query(sql, params)) =>
+    (await query(insertSql, values(row))).rows[0]!.id;
+  return {
+    async accept(row, dedupWindowMs) {
+      if (dedupWindowMs === undefined) return { kind: 'accepted', seq: await insert(row) };
+      // One delivery id sent to every node at once: the lock makes the check and the insert one step.
+      return store.transaction(async (client) => {
+        await lockKey(client, `delivery\n${row.route}\n${row.deliveryId}`);
+        const seen = await client.query('SELECT 1 FROM webhook_deliveries WHERE delivery_id = $1 AND route = $2 AND received_at_ms > $3 LIMIT 1',
+          [row.deliveryId, row.route, row.receivedAtMs - dedupWindowMs]);
+        if (seen.rowCount! > 0) return { kind: 'duplicate' } as const;
+        return { kind: 'accepted', seq: await insert(row, (sql, params) => client.query(sql, params)) } as const;
+      });
+    },
+    async enqueueReplay(original, now) {
+      return store.transaction(async (client) => {
+        await lockKey(client, `replay\n${original.deliveryId}`);
+        const { rows: [counted] } = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM webhook_deliveries WHERE replay_of = $1', [original.deliveryId]);
+        const { rows: [stored] } = await client.query<{ body: Buffer }>('SELECT body FROM webhook_deliveries WHERE id = $1', [original.seq]);
+        const seq = await insert({ ...original, deliveryId: `${original.deliveryId}.replay-${counted!.n + 1}`, body: stored!.body, replayOf: original.deliveryId, receivedAtMs: now },
+          (sql, params) => client.query(sql, params));
+        return (await client.query<DeliveryRecord>(`SELECT ${columns} FROM webhook_deliveries WHERE id = $1`, [seq])).rows[0]!;
+      });
+    },
+    // SKIP LOCKED: nodes claiming at once each take a different row, none waits for another.
+    claimNext: (now) => one(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = $1
+      WHERE id = (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING ${columns}`, [now]),
+    async recordRun(seq, run) {
+      await store.query('UPDATE webhook_deliveries SET run_id = $1, run_status = $2, output = $3, error = $4 WHERE id = $5', [run.runId, run.status, run.output, run.error ?? null, seq]);
+    },
+    async finish(seq, state, detail, now) {
+      await store.query('UPDATE webhook_deliveries SET state = $1, delivery_detail = $2, finished_at_ms = $3 WHERE id = $4', [state, detail, now, seq]);
+    },
+    async requeue(seq) {
+      await store.query(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE id = $1 AND state = 'running'`, [seq]);
+    },
+    // As on SQLite, every running row counts as this node's. With several nodes this must become
+    // "the rows of nodes that stopped" (pg-boss expiry, docs/cluster.md): not done yet.
+    recover: () => store.transaction(async (client) => {
+      const requeued = await client.query(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE state = 'running' AND run_status IS NULL`);
+      const { rows } = await client.query<DeliveryRecord>(`SELECT ${columns} FROM webhook_deliveries WHERE state = 'running' AND run_status IS NOT NULL ORDER BY id`);
+      return { requeued: requeued.rowCount ?? 0, undelivered: rows };
+    }),
+    get: (seq) => one(`SELECT ${columns} FROM webhook_deliveries WHERE id = $1`, [seq]),
+    async body(seq) {
+      const { rows: [row] } = await store.query<{ body: Buffer }>('SELECT body FROM webhook_deliveries WHERE id = $1', [seq]);
+      if (!row) throw new Error(`No webhook delivery ${seq} in the store`);
+      return row.body;
+    },
+    findByDeliveryId: (deliveryId) => one(`SELECT ${columns} FROM webhook_deliveries WHERE delivery_id = $1 ORDER BY id DESC LIMIT 1`, [deliveryId]),
+    async recent(options = {}) {
+      const limit = options.limit ?? 20;
+      const { rows } = options.route
+        ? await store.query<DeliveryRecord>(`SELECT ${columns} FROM webhook_deliveries WHERE route = $1 ORDER BY id DESC LIMIT $2`, [options.route, limit])
+        : await store.query<DeliveryRecord>(`SELECT ${columns} FROM webhook_deliveries ORDER BY id DESC LIMIT $1`, [limit]);
+      return rows;
+    },
+    async counts() {
+      const out: Record<DeliveryState, number> = { queued: 0, running: 0, delivered: 0, silent: 0, failed: 0, delivery_failed: 0 };
+      const { rows } = await store.query<{ state: DeliveryState; n: number }>('SELECT state, COUNT(*)::int AS n FROM webhook_deliveries GROUP BY state');
+      for (const row of rows) out[row.state] = row.n;
+      return out;
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteBackends, type StoreBackends } from '../../source/store/async-domains.js';
+import { openStore } from '../../source/store/database.js';
+import { openPgStore } from '../../source/store/pg/pg-store.js';
+import { createPgDeliveryStore } from '../../source/store/pg/webhook-deliveries.js';
+import { createPgSubscriptionStore } from '../../source/store/pg/webhook-subscriptions.js';
+import type { NewDelivery } from '../../source/store/webhook-deliveries.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { tempHome } from '../helpers/temp-home.js';
+
+/**
+ * The store contract (issue #19): the same operations give the same answers on SQLite and on
+ * PostgreSQL. Each test gets an empty store: a new SQLite file, or a new PostgreSQL database on
+ * one server started for this file (a real PostgreSQL from node_modules).
+ */
+let postgres: TestPostgres;
+beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
+afterAll(async () => { await postgres?.stop(); });
+
+const closers: Array<() => unknown> = [];
+afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
+
+/** `nodes` stores on one new database: one per gateway of a cluster (SQLite: processes sharing one file). */
+const backends: Record<string, (nodes?: number) => Promise<StoreBackends[]>> = {
+  sqlite: async (nodes = 1) => {
+    const file = tempHome().stateDb;
+    return Array.from({ length: nodes }, () => {
+      const store = openStore(file);
+      closers.push(() => store.close());
+      return sqliteBackends(store);
+    });
+  },
+  postgres: async (nodes = 1) => {
+    const url = await postgres.freshDatabase();
+    return Promise.all(Array.from({ length: nodes }, async () => {
+      const store = await openPgStore(url);
+      closers.push(() => store.close());
+      return { deliveries: createPgDeliveryStore(store), subscriptions: createPgSubscriptionStore(store) };
+    }));
+  },
+};
+
+const delivery = (deliveryId: string, overrides: Partial<NewDelivery> = {}): NewDelivery => ({
+  route: 'gh', deliveryId, event: 'pull_request', headers: { 'x-github-event': 'pull_request' }, body: Buffer.from(`{"id":"${deliveryId}"}`),
+  prompt: `Review ${deliveryId}`, skills: ['review'], target: 'log', targetExtra: { chat: 'ops' }, receivedAtMs: 1_000, ...overrides,
+});
+const WINDOW = 60_000;
+
+describe.each(Object.keys(backends))('store contract on %s', (name) => {
+  const open = async () => (await backends[name]!())[0]!;
+
+  it('accepts a delivery id once per route within the window, again after it, and keeps every field', async () => {
+    const { deliveries } = await open();
+    const first = await deliveries.accept(delivery('d-1'), WINDOW);
+    expect(first.kind).toBe('accepted');
+    expect(await deliveries.accept(delivery('d-1', { receivedAtMs: 2_000 }), WINDOW)).toEqual({ kind: 'duplicate' });
+    expect((await deliveries.accept(delivery('d-1', { route: 'other' }), WINDOW)).kind).toBe('accepted');
+    expect((await deliveries.accept(delivery('d-1', { receivedAtMs: 1_000 + WINDOW + 1 }), WINDOW)).kind).toBe('accepted');
+    // Without a window (a generated id), never a duplicate.
+    expect((await deliveries.accept(delivery('d-1'))).kind).toBe('accepted');
+    const record = await deliveries.get((first as { seq: number }).seq);
+    expect(record).toMatchObject({
+      route: 'gh', deliveryId: 'd-1', event: 'pull_request', headers: { 'x-github-event': 'pull_request' }, prompt: 'Review d-1', skills: ['review'],
+      target: 'log', targetExtra: { chat: 'ops' }, state: 'queued', replayOf: null, runId: null, receivedAtMs: 1_000, startedAtMs: null,
+    });
+    expect((await deliveries.body(record!.seq)).toString()).toBe('{"id":"d-1"}');
+    expect((await deliveries.findByDeliveryId('d-1'))!.seq).toBeGreaterThan(record!.seq);
+  });
+
+  it('accepts one of fifty concurrent requests with one delivery id sent to three nodes, round after round', async () => {
+    const nodes = await backends[name]!(3);
+    // Every node's connections open first, so the requests of a round really overlap.
+    await Promise.all(nodes.flatMap((node, index) => Array.from({ length: 10 }, (_unused, at) => node.deliveries.accept(delivery(`warm-${index}-${at}`), WINDOW))));
+    for (let round = 0; round < 5; round += 1) {
+      const outcomes = await Promise.all(Array.from({ length: 50 }, (_unused, index) => nodes[index % 3]!.deliveries.accept(delivery(`d-race-${round}`), WINDOW)));
+      expect(outcomes.filter((outcome) => outcome.kind === 'accepted'), `round ${round}`).toHaveLength(1);
+    }
+    expect((await nodes[0]!.deliveries.counts()).queued).toBe(30 + 5);
+  });
+
+  it('is a FIFO queue: claim, record the run, finish; requeue and recover after a crash', async () => {
+    const { deliveries } = await open();
+    for (const id of ['q-1', 'q-2', 'q-3']) await deliveries.accept(delivery(id), WINDOW);
+    const first = await deliveries.claimNext(5_000);
+    expect(first).toMatchObject({ deliveryId: 'q-1', state: 'running', startedAtMs: 5_000 });
+    await deliveries.recordRun(first!.seq, { runId: 'run-1', status: 'ok', output: 'LGTM' });
+    await deliveries.finish(first!.seq, 'delivered', 'written to the log', 6_000);
+    expect(await deliveries.get(first!.seq)).toMatchObject({ state: 'delivered', runId: 'run-1', runStatus: 'ok', output: 'LGTM', deliveryDetail: 'written to the log', finishedAtMs: 6_000 });
+
+    const second = await deliveries.claimNext(7_000);
+    expect(second!.deliveryId).toBe('q-2');
+    await deliveries.requeue(second!.seq);
+    expect((await deliveries.claimNext(8_000))!.deliveryId).toBe('q-2');
+    // A crash: q-2 ran (its run is recorded) but was not delivered; q-3 was claimed and never ran.
+    await deliveries.recordRun(second!.seq, { runId: 'run-2', status: 'ok', output: 'done' });
+    const third = await deliveries.claimNext(9_000);
+    expect(third!.deliveryId).toBe('q-3');
+    const recovered = await deliveries.recover();
+    expect(recovered.requeued).toBe(1);
+    expect(recovered.undelivered.map((record) => record.deliveryId)).toEqual(['q-2']);
+    expect((await deliveries.claimNext(10_000))!.deliveryId).toBe('q-3');
+    expect(await deliveries.claimNext(11_000)).toBeUndefined();
+    expect(await deliveries.counts()).toEqual({ queued: 0, running: 2, delivered: 1, silent: 0, failed: 0, delivery_failed: 0 });
+  });
+
+  it('hands each queued delivery to one claimer when three nodes claim at once', async () => {
+    const nodes = await backends[name]!(3);
+    for (let index = 0; index < 20; index += 1) await nodes[0]!.deliveries.accept(delivery(`c-${index}`), WINDOW);
+    const claimed = await Promise.all(Array.from({ length: 30 }, (_unused, index) => nodes[index % 3]!.deliveries.claimNext(index)));
+    const ids = claimed.filter((record) => record !== undefined).map((record) => record.deliveryId);
+    expect(ids).toHaveLength(20);
+    expect(new Set(ids).size).toBe(20);
+  });
+
+  it('replays a delivery under a numbered id of its own, with the original body', async () => {
+    const { deliveries } = await open();
+    const accepted = await deliveries.accept(delivery('r-1'), WINDOW);
+    const original = (await deliveries.get((accepted as { seq: number }).seq))!;
+    const replays = await Promise.all([deliveries.enqueueReplay(original, 2_000), deliveries.enqueueReplay(original, 2_000)]);
+    expect(replays.map((replay) => replay.deliveryId).sort()).toEqual(['r-1.replay-1', 'r-1.replay-2']);
+    expect(replays[0]).toMatchObject({ replayOf: 'r-1', state: 'queued', receivedAtMs: 2_000, prompt: 'Review r-1' });
+    expect((await deliveries.body(replays[0]!.seq)).toString()).toBe('{"id":"r-1"}');
+  });
+
+  it('lists the recent deliveries, newest first, for all routes or one', async () => {
+    const { deliveries } = await open();
+    await deliveries.accept(delivery('a-1'), WINDOW);
+    await deliveries.accept(delivery('b-1', { route: 'gl' }), WINDOW);
+    await deliveries.accept(delivery('a-2'), WINDOW);
+    expect((await deliveries.recent()).map((record) => record.deliveryId)).toEqual(['a-2', 'b-1', 'a-1']);
+    expect((await deliveries.recent({ route: 'gh', limit: 1 })).map((record) => record.deliveryId)).toEqual(['a-2']);
+  });
+
+  it('keeps subscriptions: a re-subscribe keeps the secret and the creation time; remove says whether one was there', async () => {
+    const { subscriptions } = await open();
+    const input = { name: 'deploys', events: ['push'], prompt: 'Deployed {ref}', skills: [], deliver: 'log', deliverExtra: { chat: 'ops' }, description: null };
+    const made = await subscriptions.save(input, () => 'secret-1', 1_000);
+    expect(made).toMatchObject({ created: true, subscription: { name: 'deploys', secret: 'secret-1', events: ['push'], deliverExtra: { chat: 'ops' }, createdAtMs: 1_000, updatedAtMs: 1_000 } });
+    const again = await subscriptions.save({ ...input, events: ['push', 'tag_push'] }, () => 'secret-2', 2_000);
+    expect(again).toMatchObject({ created: false, subscription: { secret: 'secret-1', events: ['push', 'tag_push'], createdAtMs: 1_000, updatedAtMs: 2_000 } });
+    expect((await subscriptions.save({ ...input, secret: 'given' }, () => 'unused', 3_000)).subscription.secret).toBe('given');
+    expect((await subscriptions.list()).map((subscription) => subscription.name)).toEqual(['deploys']);
+    expect(await subscriptions.remove('deploys')).toBe(true);
+    expect(await subscriptions.remove('deploys')).toBe(false);
+    expect(await subscriptions.get('deploys')).toBeUndefined();
+  });
+
+  it('keeps one secret when three nodes save one new subscription at once', async () => {
+    const nodes = await backends[name]!(3);
+    await Promise.all(nodes.flatMap((node) => Array.from({ length: 10 }, () => node.subscriptions.list())));
+    let made = 0;
+    for (let round = 0; round < 5; round += 1) {
+      const input = { name: `race-${round}`, events: [], prompt: null, skills: [], deliver: 'log', deliverExtra: {}, description: null };
+      const saved = await Promise.all(Array.from({ length: 12 }, (_unused, index) => nodes[index % 3]!.subscriptions.save(input, () => `secret-${++made}`, 1_000)));
+      expect(new Set(saved.map((result) => result.subscription.secret)).size, `round ${round}`).toBe(1);
+      expect(saved.filter((result) => result.created), `round ${round}`).toHaveLength(1);
+    }
+  });
+});
+
+describe('PostgreSQL migrations', () => {
+  it('run once when several nodes open one database at the same moment', async () => {
+    const url = await postgres.freshDatabase();
+    const stores = await Promise.all([1, 2, 3].map(() => openPgStore(url)));
+    try {
+      const { rows } = await stores[0]!.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+      expect(rows.map((row) => row.version)).toEqual([1]);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+});
