@@ -35,6 +35,9 @@ function fromRow(row: Row | undefined): ApprovalRecord | undefined {
   };
 }
 
+/** Text for a LIKE pattern with `\` as its escape: its own wildcards match only themselves. */
+export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+
 /** Approval requests as data, shared by the gateway and `switchboard approvals` in other processes. */
 export function createApprovalStore(store: Store) {
   const insert = store.db.prepare(`INSERT INTO approvals (id, origin, tool, server, args_preview, annotations, reason, form, status, created_at_ms, expires_at_ms)
@@ -45,7 +48,8 @@ export function createApprovalStore(store: Store) {
   const byId = store.db.prepare(`SELECT ${columns} FROM approvals WHERE id = ?`);
   const pending = store.db.prepare(`SELECT ${columns} FROM approvals WHERE status = 'pending' ORDER BY created_at_ms, rowid`);
   const recent = store.db.prepare(`SELECT ${columns} FROM approvals ORDER BY created_at_ms DESC, rowid DESC LIMIT ?`);
-  const byPrefix = store.db.prepare(`SELECT ${columns} FROM approvals WHERE id LIKE ? || '%' LIMIT 2`);
+  // LIKE with its wildcards escaped: what an operator types is a prefix, not a pattern (`_` is text).
+  const byPrefix = store.db.prepare(`SELECT ${columns} FROM approvals WHERE id LIKE ? || '%' ESCAPE '\\' LIMIT 2`);
 
   return {
     insert(record: Pick<ApprovalRecord, 'id' | 'origin' | 'tool' | 'server' | 'argsPreview' | 'annotations' | 'reason' | 'form' | 'createdAtMs' | 'expiresAtMs'>): void {
@@ -59,7 +63,7 @@ export function createApprovalStore(store: Store) {
     get: (id: string) => fromRow(byId.get(id) as Row | undefined),
     /** An id or an unambiguous prefix of one (operators type the first characters). */
     find(idOrPrefix: string): ApprovalRecord | 'ambiguous' | undefined {
-      const rows = byPrefix.all(idOrPrefix) as Row[];
+      const rows = byPrefix.all(escapeLike(idOrPrefix)) as Row[];
       if (rows.length > 1) return rows.some((row) => row.id === idOrPrefix) ? fromRow(rows.find((row) => row.id === idOrPrefix)) : 'ambiguous';
       return fromRow(rows[0]);
     },

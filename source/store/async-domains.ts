@@ -1,4 +1,7 @@
+import { createApprovalStore, type ApprovalStore } from './approvals.js';
+import { createAuditLog, type AuditLog } from './audit.js';
 import type { Store } from './database.js';
+import { createRunStore, type RunStore } from './runs.js';
 import { createDeliveryStore, type DeliveryStore } from './webhook-deliveries.js';
 import { createSubscriptionStore, type SubscriptionStore } from './webhook-subscriptions.js';
 
@@ -15,10 +18,16 @@ export type AsyncDomain<T, Without extends keyof T = never> = {
 /** Accepted webhook deliveries (the run queue and the idempotency record); `accept` settles once durable. */
 export type DeliveryBackend = AsyncDomain<DeliveryStore, 'committed' | 'acceptCommitted'>;
 export type SubscriptionBackend = AsyncDomain<SubscriptionStore>;
+export type AuditBackend = AsyncDomain<AuditLog>;
+export type ApprovalBackend = AsyncDomain<ApprovalStore>;
+export type RunBackend = AsyncDomain<RunStore>;
 
 export interface StoreBackends {
   deliveries: DeliveryBackend;
   subscriptions: SubscriptionBackend;
+  audit: AuditBackend;
+  approvals: ApprovalBackend;
+  runs: RunBackend;
 }
 
 /** Every function of `domain` answering through a promise (a throw becomes a rejection). */
@@ -42,5 +51,8 @@ export function sqliteBackends(store: Store): StoreBackends {
       },
     },
     subscriptions: asynchronous(createSubscriptionStore(store)),
+    audit: asynchronous(createAuditLog(store)),
+    approvals: asynchronous(createApprovalStore(store)),
+    runs: asynchronous(createRunStore(store)),
   };
 }

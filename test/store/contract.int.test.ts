@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteBackends, type StoreBackends } from '../../source/store/async-domains.js';
 import { openStore } from '../../source/store/database.js';
 import { openPgStore } from '../../source/store/pg/pg-store.js';
-import { createPgDeliveryStore } from '../../source/store/pg/webhook-deliveries.js';
-import { createPgSubscriptionStore } from '../../source/store/pg/webhook-subscriptions.js';
+import { pgBackends } from '../../source/store/pg/backends.js';
+import { pgMigrations } from '../../source/store/pg/migrations.js';
 import type { NewDelivery } from '../../source/store/webhook-deliveries.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempHome } from '../helpers/temp-home.js';
@@ -35,7 +35,7 @@ const backends: Record<string, (nodes?: number) => Promise<StoreBackends[]>> = {
     return Promise.all(Array.from({ length: nodes }, async () => {
       const store = await openPgStore(url);
       closers.push(() => store.close());
-      return { deliveries: createPgDeliveryStore(store), subscriptions: createPgSubscriptionStore(store) };
+      return pgBackends(store);
     }));
   },
 };
@@ -145,6 +145,62 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
     expect(await subscriptions.get('deploys')).toBeUndefined();
   });
 
+  it('records runs with their tool calls, finishes them, and closes the ones a crash left running', async () => {
+    const { runs } = await open();
+    await runs.started({ id: 'run-a', origin: 'webhook:gh', provider: 'openai-compatible', model: 'm1', systemPrompt: 'You are…', prompt: 'Review', startedAtMs: 1_000 });
+    await runs.toolCall('run-a', 0, { id: 'call-1', name: 'terminal', args: { command: 'ls' }, result: 'README.md', isError: false, startedAtMs: 1_100, finishedAtMs: 1_200 });
+    await runs.toolCall('run-a', 1, { id: 'call-2', name: 'read', args: { path: '/nope' }, result: 'no such file', isError: true, startedAtMs: 1_300, finishedAtMs: 1_400 });
+    await runs.finished({ runId: 'run-a', status: 'ok', output: 'Looks good', steps: 3, toolCalls: [], usage: { inputTokens: 120, outputTokens: 30 }, startedAtMs: 1_000, finishedAtMs: 2_000 });
+    await runs.started({ id: 'run-b', origin: 'console', provider: 'dry-run', systemPrompt: 's', prompt: 'p', startedAtMs: 3_000 });
+    expect(await runs.get('run-a')).toEqual({
+      id: 'run-a', origin: 'webhook:gh', status: 'ok', provider: 'openai-compatible', model: 'm1', systemPrompt: 'You are…', prompt: 'Review', output: 'Looks good', error: null,
+      steps: 3, inputTokens: 120, outputTokens: 30, startedAtMs: 1_000, finishedAtMs: 2_000,
+      toolCalls: [
+        { callId: 'call-1', name: 'terminal', args: '{"command":"ls"}', result: 'README.md', isError: false, startedAtMs: 1_100, finishedAtMs: 1_200 },
+        { callId: 'call-2', name: 'read', args: '{"path":"/nope"}', result: 'no such file', isError: true, startedAtMs: 1_300, finishedAtMs: 1_400 },
+      ],
+    });
+    expect((await runs.recent()).map((run) => run.id)).toEqual(['run-b', 'run-a']);
+    expect(await runs.closeInterrupted('the gateway stopped while it ran', 4_000)).toBe(1);
+    expect(await runs.get('run-b')).toMatchObject({ status: 'interrupted', error: 'the gateway stopped while it ran', finishedAtMs: 4_000, model: null, toolCalls: [] });
+    expect(await runs.get('nope')).toBeUndefined();
+  });
+
+  it('keeps approval requests: the first decision wins, ids are found by prefix, pending in order', async () => {
+    const { approvals } = await open();
+    const request = (id: string, createdAtMs: number) => ({ id, origin: 'console', tool: 'terminal', server: null, argsPreview: '{"command":"reboot"}',
+      annotations: { destructiveHint: true }, reason: 'matches: system power', form: null, createdAtMs, expiresAtMs: createdAtMs + 300_000 });
+    await approvals.insert(request('ab12-first', 1_000));
+    await approvals.insert({ ...request('ab34-second', 2_000), server: 'fs', form: { message: 'Which file?', schema: { type: 'object' } } });
+    await approvals.insert(request('cd56_third', 3_000));
+    expect((await approvals.pending()).map((record) => record.id)).toEqual(['ab12-first', 'ab34-second', 'cd56_third']);
+    const decisions = await Promise.all([
+      approvals.decide('ab12-first', 'denied', { reason: 'not now', by: 'console', atMs: 4_000 }),
+      approvals.decide('ab12-first', 'approved', { by: 'cli', atMs: 4_001 }),
+    ]);
+    expect(decisions.filter(Boolean)).toHaveLength(1);
+    const decided = (await approvals.get('ab12-first'))!;
+    expect(decided.status === 'denied' ? decided.decisionReason : decided.decidedBy).toBe(decided.status === 'denied' ? 'not now' : 'cli');
+    expect(await approvals.decide('ab34-second', 'approved', { by: 'console', values: { file: 'a.txt' }, atMs: 5_000 })).toBe(true);
+    expect(await approvals.get('ab34-second')).toMatchObject({ status: 'approved', server: 'fs', values: { file: 'a.txt' }, form: { message: 'Which file?' }, annotations: { destructiveHint: true }, decidedAtMs: 5_000 });
+    expect(await approvals.find('ab')).toBe('ambiguous');
+    expect((await approvals.find('ab3'))).toMatchObject({ id: 'ab34-second' });
+    expect(await approvals.find('ab12-first')).toMatchObject({ annotations: { destructiveHint: true } });
+    // A prefix is text, not a pattern: "cd5_" is not "cd56".
+    expect(await approvals.find('cd5_')).toBeUndefined();
+    expect(await approvals.find('zz')).toBeUndefined();
+    expect((await approvals.pending()).map((record) => record.id)).toEqual(['cd56_third']);
+    expect((await approvals.recent(2)).map((record) => record.id)).toEqual(['cd56_third', 'ab34-second']);
+  });
+
+  it('keeps the audit log, newest first', async () => {
+    const { audit } = await open();
+    await audit.record('gateway', 'start', 'pid 1');
+    await audit.record('cli', 'config.set', undefined);
+    expect((await audit.recent()).map((entry) => [entry.source, entry.kind, entry.detail])).toEqual([['cli', 'config.set', null], ['gateway', 'start', 'pid 1']]);
+    expect(await audit.recent(1)).toHaveLength(1);
+  });
+
   it('keeps one secret when three nodes save one new subscription at once', async () => {
     const nodes = await backends[name]!(3);
     await Promise.all(nodes.flatMap((node) => Array.from({ length: 10 }, () => node.subscriptions.list())));
@@ -164,7 +220,7 @@ describe('PostgreSQL migrations', () => {
     const stores = await Promise.all([1, 2, 3].map(() => openPgStore(url)));
     try {
       const { rows } = await stores[0]!.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
-      expect(rows.map((row) => row.version)).toEqual([1]);
+      expect(rows.map((row) => row.version)).toEqual(pgMigrations.map((migration) => migration.version));
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }

@@ -51,4 +51,69 @@ export const pgMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'audit, agent runs and approvals',
+    sql: `
+      CREATE TABLE audit (
+        id BIGSERIAL PRIMARY KEY,
+        at_ms BIGINT NOT NULL,
+        source TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        detail TEXT
+      );
+      CREATE INDEX audit_at ON audit (at_ms);
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        origin TEXT NOT NULL,
+        status TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        model TEXT,
+        system_prompt TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        output TEXT,
+        error TEXT,
+        steps INTEGER NOT NULL DEFAULT 0,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        started_at_ms BIGINT NOT NULL,
+        finished_at_ms BIGINT,
+        inserted BIGSERIAL
+      );
+      CREATE INDEX runs_started ON runs (started_at_ms, inserted);
+      CREATE INDEX runs_running ON runs (id) WHERE status = 'running';
+      CREATE TABLE run_tool_calls (
+        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        call_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        args TEXT NOT NULL,
+        result TEXT NOT NULL,
+        is_error BOOLEAN NOT NULL,
+        started_at_ms BIGINT NOT NULL,
+        finished_at_ms BIGINT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      );
+      CREATE TABLE approvals (
+        id TEXT PRIMARY KEY,
+        origin TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        server TEXT,
+        args_preview TEXT NOT NULL,
+        annotations JSONB,
+        reason TEXT,
+        form JSONB,
+        status TEXT NOT NULL,
+        decision_reason TEXT,
+        decided_by TEXT,
+        values_json JSONB,
+        created_at_ms BIGINT NOT NULL,
+        expires_at_ms BIGINT NOT NULL,
+        decided_at_ms BIGINT,
+        inserted BIGSERIAL
+      );
+      CREATE INDEX approvals_pending ON approvals (created_at_ms, inserted) WHERE status = 'pending';
+      CREATE INDEX approvals_created ON approvals (created_at_ms, inserted);
+    `,
+  },
 ];

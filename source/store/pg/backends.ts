@@ -1,0 +1,18 @@
+import type { StoreBackends } from '../async-domains.js';
+import { createPgApprovalStore } from './approvals.js';
+import { createPgAuditLog } from './audit.js';
+import type { PgStore } from './pg-store.js';
+import { createPgRunStore } from './runs.js';
+import { createPgDeliveryStore } from './webhook-deliveries.js';
+import { createPgSubscriptionStore } from './webhook-subscriptions.js';
+
+/** Every ported domain on one PostgreSQL store. */
+export function pgBackends(store: PgStore): StoreBackends {
+  return {
+    deliveries: createPgDeliveryStore(store),
+    subscriptions: createPgSubscriptionStore(store),
+    audit: createPgAuditLog(store),
+    approvals: createPgApprovalStore(store),
+    runs: createPgRunStore(store),
+  };
+}

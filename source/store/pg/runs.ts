@@ -1,0 +1,36 @@
+import { storedJson, STORED_TEXT_BYTES, truncateMiddle } from '../../agent/truncate.js';
+import type { RunBackend } from '../async-domains.js';
+import type { RunRow } from '../runs.js';
+import type { PgStore } from './pg-store.js';
+
+const columns = `id, origin, status, provider, model, system_prompt AS "systemPrompt", prompt, output, error, steps,
+  input_tokens AS "inputTokens", output_tokens AS "outputTokens", started_at_ms AS "startedAtMs", finished_at_ms AS "finishedAtMs"`;
+
+/** Every agent run with its tool calls, on PostgreSQL (arguments and results cut as on SQLite). */
+export function createPgRunStore(store: PgStore): RunBackend {
+  const withCalls = async (rows: Array<Omit<RunRow, 'toolCalls'>>): Promise<RunRow[]> => {
+    if (rows.length === 0) return [];
+    const { rows: calls } = await store.query<RunRow['toolCalls'][number] & { runId: string }>(`SELECT run_id AS "runId", call_id AS "callId", name, args, result,
+      is_error AS "isError", started_at_ms AS "startedAtMs", finished_at_ms AS "finishedAtMs" FROM run_tool_calls WHERE run_id = ANY($1) ORDER BY run_id, seq`,
+    [rows.map((row) => row.id)]);
+    return rows.map((row) => ({ ...row, toolCalls: calls.filter((call) => call.runId === row.id).map(({ runId: _runId, ...call }) => call) }));
+  };
+  return {
+    async started(run) {
+      await store.query(`INSERT INTO runs (id, origin, status, provider, model, system_prompt, prompt, started_at_ms) VALUES ($1, $2, 'running', $3, $4, $5, $6, $7)`,
+        [run.id, run.origin, run.provider, run.model ?? null, run.systemPrompt, run.prompt, run.startedAtMs]);
+    },
+    async toolCall(runId, seq, call) {
+      await store.query(`INSERT INTO run_tool_calls (run_id, seq, call_id, name, args, result, is_error, started_at_ms, finished_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [runId, seq, call.id, call.name, storedJson(call.args), truncateMiddle(call.result, STORED_TEXT_BYTES), call.isError, call.startedAtMs, call.finishedAtMs]);
+    },
+    async finished(result) {
+      await store.query('UPDATE runs SET status = $1, output = $2, error = $3, steps = $4, input_tokens = $5, output_tokens = $6, finished_at_ms = $7 WHERE id = $8',
+        [result.status, result.output, result.error ?? null, result.steps, result.usage.inputTokens, result.usage.outputTokens, result.finishedAtMs, result.runId]);
+    },
+    // As on SQLite: every running run. With several nodes: only the runs of a node that stopped (docs/cluster.md).
+    closeInterrupted: async (reason, nowMs) => (await store.query(`UPDATE runs SET status = 'interrupted', error = $1, finished_at_ms = $2 WHERE status = 'running'`, [reason, nowMs])).rowCount ?? 0,
+    get: async (id) => (await withCalls((await store.query<Omit<RunRow, 'toolCalls'>>(`SELECT ${columns} FROM runs WHERE id = $1`, [id])).rows))[0],
+    recent: async (limit = 20) => withCalls((await store.query<Omit<RunRow, 'toolCalls'>>(`SELECT ${columns} FROM runs ORDER BY started_at_ms DESC, inserted DESC LIMIT $1`, [limit])).rows),
+  };
+}
