@@ -1,5 +1,6 @@
 import type { ApprovalStatus, ToolAnnotations } from '../agent/types.js';
 import type { Store } from './database.js';
+import { escapeLike } from './sql-text.js';
 
 export interface ApprovalRecord {
   id: string;
@@ -35,9 +36,6 @@ function fromRow(row: Row | undefined): ApprovalRecord | undefined {
   };
 }
 
-/** Text for a LIKE pattern with `\` as its escape: its own wildcards match only themselves. */
-export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
-
 /** Approval requests as data, shared by the gateway and `switchboard approvals` in other processes. */
 export function createApprovalStore(store: Store) {
   const insert = store.db.prepare(`INSERT INTO approvals (id, origin, tool, server, args_preview, annotations, reason, form, status, created_at_ms, expires_at_ms)
@@ -48,7 +46,6 @@ export function createApprovalStore(store: Store) {
   const byId = store.db.prepare(`SELECT ${columns} FROM approvals WHERE id = ?`);
   const pending = store.db.prepare(`SELECT ${columns} FROM approvals WHERE status = 'pending' ORDER BY created_at_ms, rowid`);
   const recent = store.db.prepare(`SELECT ${columns} FROM approvals ORDER BY created_at_ms DESC, rowid DESC LIMIT ?`);
-  // LIKE with its wildcards escaped: what an operator types is a prefix, not a pattern (`_` is text).
   const byPrefix = store.db.prepare(`SELECT ${columns} FROM approvals WHERE id LIKE ? || '%' ESCAPE '\\' LIMIT 2`);
 
   return {

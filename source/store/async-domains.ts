@@ -1,6 +1,8 @@
 import { createApprovalStore, type ApprovalStore } from './approvals.js';
 import { createAuditLog, type AuditLog } from './audit.js';
 import type { Store } from './database.js';
+import { createJobStore, type JobStore } from './jobs.js';
+import { createOutputDeliveryStore, type OutputDeliveryStore } from './output-deliveries.js';
 import { createRunStore, type RunStore } from './runs.js';
 import { createDeliveryStore, type DeliveryStore } from './webhook-deliveries.js';
 import { createSubscriptionStore, type SubscriptionStore } from './webhook-subscriptions.js';
@@ -21,6 +23,8 @@ export type SubscriptionBackend = AsyncDomain<SubscriptionStore>;
 export type AuditBackend = AsyncDomain<AuditLog>;
 export type ApprovalBackend = AsyncDomain<ApprovalStore>;
 export type RunBackend = AsyncDomain<RunStore>;
+export type JobBackend = AsyncDomain<JobStore>;
+export type OutputDeliveryBackend = AsyncDomain<OutputDeliveryStore>;
 
 export interface StoreBackends {
   deliveries: DeliveryBackend;
@@ -28,6 +32,8 @@ export interface StoreBackends {
   audit: AuditBackend;
   approvals: ApprovalBackend;
   runs: RunBackend;
+  jobs: JobBackend;
+  outputDeliveries: OutputDeliveryBackend;
 }
 
 /** Every function of `domain` answering through a promise (a throw becomes a rejection). */
@@ -54,5 +60,7 @@ export function sqliteBackends(store: Store): StoreBackends {
     audit: asynchronous(createAuditLog(store)),
     approvals: asynchronous(createApprovalStore(store)),
     runs: asynchronous(createRunStore(store)),
+    jobs: asynchronous(createJobStore(store)),
+    outputDeliveries: asynchronous(createOutputDeliveryStore(store)),
   };
 }

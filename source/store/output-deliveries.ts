@@ -1,6 +1,7 @@
 import type { AttemptRecord } from '../delivery/attempts.js';
 import type { DeliverExtra, DeliverySubject } from '../delivery/types.js';
 import type { Store } from './database.js';
+import { escapeLike } from './sql-text.js';
 
 /** `uncertain`: a crash came while it was being sent to a target that must not get it twice; the operator decides (deliveries retry). */
 export type OutputDeliveryStatus = 'sending' | 'delivered' | 'failed' | 'uncertain';
@@ -34,7 +35,7 @@ export function createOutputDeliveryStore(store: Store) {
     VALUES (?, (SELECT COUNT(*) FROM output_delivery_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?, ?)`);
   const attempts = store.db.prepare('SELECT chunk, attempt, at_ms AS atMs, ok, status, error FROM output_delivery_attempts WHERE delivery_id = ? ORDER BY seq');
   const byId = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE id = ?`);
-  const byPrefix = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE id LIKE ? || '%' LIMIT 2`);
+  const byPrefix = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE id LIKE ? || '%' ESCAPE '\\' LIMIT 2`);
   const failedCount = store.db.prepare("SELECT COUNT(*) AS n FROM output_deliveries WHERE status = 'failed'");
   const sending = store.db.prepare(`SELECT id, target, subject FROM output_deliveries WHERE status = 'sending'`);
   const uncertainFor = store.db.prepare(`SELECT id FROM output_deliveries WHERE status = 'uncertain' AND json_extract(subject, '$.kind') = 'webhook'
@@ -87,7 +88,7 @@ export function createOutputDeliveryStore(store: Store) {
     countFailed: () => (failedCount.get() as { n: number }).n,
     get: (id: string) => hydrate(byId.get(id) as Record<string, unknown> | undefined),
     find(idOrPrefix: string): OutputDelivery | 'ambiguous' | undefined {
-      const rows = byPrefix.all(idOrPrefix) as Array<Record<string, unknown>>;
+      const rows = byPrefix.all(escapeLike(idOrPrefix)) as Array<Record<string, unknown>>;
       const exact = rows.find((row) => row.id === idOrPrefix);
       if (exact) return hydrate(exact);
       return rows.length > 1 ? 'ambiguous' : hydrate(rows[0]);

@@ -193,6 +193,83 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
     expect((await approvals.recent(2)).map((record) => record.id)).toEqual(['cd56_third', 'ab34-second']);
   });
 
+  it('keeps jobs: due ones by next run, edits, pause, and the counts the header shows', async () => {
+    const { jobs } = await open();
+    const job = (id: string, name: string, nextRunAtMs: number | null) => ({ id, name, schedule: 'every 1h', prompt: `Do ${name}`, deliver: 'log', origin: 'cli', skills: ['s'],
+      script: null, catchUp: 'once' as const, enabled: true, createdAtMs: 1_000 + Number(id.slice(1)), nextRunAtMs });
+    await jobs.insert(job('j1', 'digest', 5_000));
+    await jobs.insert(job('j2', 'check', 3_000));
+    await jobs.insert(job('j3', 'digest', null));
+    expect(await jobs.get('j1')).toMatchObject({ name: 'digest', skills: ['s'], enabled: true, catchUp: 'once', lastStatus: null, consecutiveFailures: 0, updatedAtMs: 1_001 });
+    expect((await jobs.byName('digest')).map((row) => row.id)).toEqual(['j1', 'j3']);
+    expect((await jobs.list()).map((row) => row.id)).toEqual(['j1', 'j2', 'j3']);
+    expect((await jobs.due(5_000)).map((row) => row.id)).toEqual(['j2', 'j1']);
+    expect(await jobs.earliestNextRunMs()).toBe(3_000);
+    await jobs.setEnabled('j2', false, null, 9_000);
+    expect(await jobs.counts()).toEqual({ total: 3, enabled: 2 });
+    expect(await jobs.earliestNextRunMs()).toBe(5_000);
+    expect((await jobs.versions()).get('j2')).toBe(9_000);
+    await jobs.setNextRun('j1', 7_000);
+    await jobs.update('j3', { name: 'nightly', schedule: '0 2 * * *', prompt: 'Night', deliver: 'local', skills: [], script: 'x.sh', catchUp: 'skip', nextRunAtMs: 8_000 }, 9_500);
+    expect(await jobs.get('j3')).toMatchObject({ name: 'nightly', schedule: '0 2 * * *', script: 'x.sh', catchUp: 'skip', nextRunAtMs: 8_000, updatedAtMs: 9_500, skills: [] });
+    expect((await jobs.due(10_000)).map((row) => row.id)).toEqual(['j1', 'j3']);
+    expect(await jobs.remove('j3')).toBe(true);
+    expect(await jobs.remove('j3')).toBe(false);
+  });
+
+  it('runs jobs: one of three nodes claims a queued run; failures count until a success; a crash closes running ones', async () => {
+    const nodes = await backends[name]!(3);
+    const { jobs } = nodes[0]!;
+    await jobs.insert({ id: 'j1', name: 'digest', schedule: 'every 1h', prompt: 'p', deliver: 'log', origin: 'cli', skills: [], script: null, catchUp: 'once', enabled: true, createdAtMs: 1_000, nextRunAtMs: 2_000 });
+    await jobs.addRun({ id: 'r1', jobId: 'j1', jobName: 'digest', trigger: 'schedule', status: 'queued', scheduledAtMs: 2_000, atMs: 2_000 });
+    await jobs.addRun({ id: 'r0', jobId: 'j1', jobName: 'digest', trigger: 'schedule', status: 'skipped', reason: 'overlap', atMs: 1_500 });
+    expect((await jobs.queued()).map((run) => run.id)).toEqual(['r1']);
+    const claims = await Promise.all(nodes.flatMap((node) => [node.jobs.claim('r1', 2_100), node.jobs.claim('r1', 2_100)]));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await jobs.getRun('r1')).toMatchObject({ status: 'running', startedAtMs: 2_100, deliveryOk: null });
+    await jobs.finishRun('r1', 'j1', { status: 'delivery_failed', finishedAtMs: 3_000, agentRunId: 'run-1', output: 'text', delivery: { target: 'slack', ok: false, detail: 'HTTP 500' } });
+    expect(await jobs.getRun('r1')).toMatchObject({ status: 'delivery_failed', deliveryTarget: 'slack', deliveryOk: false, deliveryDetail: 'HTTP 500', agentRunId: 'run-1', finishedAtMs: 3_000 });
+    expect(await jobs.get('j1')).toMatchObject({ lastStatus: 'delivery_failed', lastError: 'HTTP 500', consecutiveFailures: 1, lastRunAtMs: 3_000 });
+    await jobs.addRun({ id: 'r2', jobId: 'j1', jobName: 'digest', trigger: 'manual', status: 'running', atMs: 4_000 });
+    expect(await jobs.closeInterrupted('the gateway stopped', 5_000)).toBe(1);
+    expect(await jobs.get('j1')).toMatchObject({ lastStatus: 'interrupted', consecutiveFailures: 2 });
+    await jobs.addRun({ id: 'r3', jobId: 'j1', jobName: 'digest', trigger: 'manual', status: 'running', atMs: 6_000 });
+    await jobs.finishRun('r3', 'j1', { status: 'ok', finishedAtMs: 6_500, delivery: { target: 'log', ok: true, detail: 'written' } });
+    expect(await jobs.get('j1')).toMatchObject({ lastStatus: 'ok', lastError: null, consecutiveFailures: 0 });
+    expect(await jobs.getRun('r3')).toMatchObject({ deliveryOk: true });
+    await jobs.addRun({ id: 'r4', jobId: 'j1', jobName: 'digest', trigger: 'manual', status: 'queued', atMs: 7_000 });
+    expect(await jobs.expireQueued('queued for a gateway that stopped', 8_000)).toBe(1);
+    expect(await jobs.getRun('r4')).toMatchObject({ status: 'error', error: 'queued for a gateway that stopped' });
+    expect((await jobs.runs('j1', 3)).map((run) => run.id)).toEqual(['r4', 'r3', 'r2']);
+    expect((await jobs.runs(undefined, 10)).map((run) => run.id)).toEqual(['r4', 'r3', 'r2', 'r1', 'r0']);
+  });
+
+  it('keeps output deliveries with their attempts; a crash mid-send leaves repeatable ones failed, the others uncertain', async () => {
+    const { outputDeliveries: outputs } = await open();
+    const subject = { kind: 'webhook' as const, route: 'gh', deliveryId: 'd-1', event: 'pull_request' };
+    await outputs.create({ id: 'od_1', target: 'github', extra: { pr_number: 42 }, subject, output: 'LGTM', runFailed: false, createdAtMs: 1_000 });
+    await outputs.attempt('od_1', { chunk: 0, attempt: 1, atMs: 1_100, ok: false, status: 502, error: 'Bad Gateway' });
+    await outputs.attempt('od_1', { chunk: 0, attempt: 2, atMs: 1_200, ok: true, status: 201, error: null });
+    await outputs.settle('od_1', { status: 'delivered', chunksTotal: 1, chunksSent: 1, detail: 'comment 7', atMs: 1_300 });
+    expect(await outputs.get('od_1')).toEqual({
+      id: 'od_1', target: 'github', extra: { pr_number: 42 }, subject, output: 'LGTM', runFailed: false, status: 'delivered', chunksTotal: 1, chunksSent: 1,
+      detail: 'comment 7', error: null, createdAtMs: 1_000, updatedAtMs: 1_300,
+      attempts: [{ chunk: 0, attempt: 1, atMs: 1_100, ok: false, status: 502, error: 'Bad Gateway' }, { chunk: 0, attempt: 2, atMs: 1_200, ok: true, status: 201, error: null }],
+    });
+    await outputs.create({ id: 'od_2', target: 'github', extra: {}, subject, output: 'again', runFailed: true, createdAtMs: 2_000 });
+    await outputs.create({ id: 'od_3', target: 'log', extra: {}, subject: { kind: 'console', runId: 'r' }, output: 'x', runFailed: false, createdAtMs: 3_000 });
+    expect(await outputs.recoverInterrupted((target) => target === 'log', 4_000)).toEqual({ uncertain: 1, failed: 1 });
+    expect(await outputs.get('od_2')).toMatchObject({ status: 'uncertain', runFailed: true, updatedAtMs: 4_000 });
+    expect(await outputs.uncertainFor('gh', 'd-1')).toBe('od_2');
+    expect(await outputs.uncertainFor('gh', 'd-2')).toBeUndefined();
+    expect(await outputs.countFailed()).toBe(1);
+    expect((await outputs.recent({ failedOnly: true })).map((record) => record.id)).toEqual(['od_3', 'od_2']);
+    expect((await outputs.recent({ limit: 2 })).map((record) => record.id)).toEqual(['od_3', 'od_2']);
+    expect(await outputs.find('od_')).toBe('ambiguous');
+    expect(await outputs.find('od_3')).toMatchObject({ target: 'log' });
+    expect(await outputs.find('od%')).toBeUndefined();
+  });
+
   it('keeps the audit log, newest first', async () => {
     const { audit } = await open();
     await audit.record('gateway', 'start', 'pid 1');

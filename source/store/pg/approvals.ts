@@ -1,5 +1,6 @@
 import type { ApprovalBackend } from '../async-domains.js';
-import { escapeLike, type ApprovalRecord } from '../approvals.js';
+import type { ApprovalRecord } from '../approvals.js';
+import { escapeLike } from '../sql-text.js';
 import type { PgStore } from './pg-store.js';
 
 const columns = `id, origin, tool, server, args_preview AS "argsPreview", annotations, reason, form, status, decision_reason AS "decisionReason",
@@ -23,7 +24,6 @@ export function createPgApprovalStore(store: PgStore): ApprovalBackend {
     },
     get: async (id) => (await select('WHERE id = $1', [id]))[0],
     async find(idOrPrefix) {
-      // LIKE needs its wildcards escaped: an id typed by an operator is a prefix, not a pattern.
       const rows = await select(`WHERE id LIKE $1 || '%' ESCAPE '\\' LIMIT 2`, [escapeLike(idOrPrefix)]);
       if (rows.length > 1) return rows.find((row) => row.id === idOrPrefix) ?? 'ambiguous';
       return rows[0];

@@ -1,6 +1,8 @@
 import type { StoreBackends } from '../async-domains.js';
 import { createPgApprovalStore } from './approvals.js';
 import { createPgAuditLog } from './audit.js';
+import { createPgJobStore } from './jobs.js';
+import { createPgOutputDeliveryStore } from './output-deliveries.js';
 import type { PgStore } from './pg-store.js';
 import { createPgRunStore } from './runs.js';
 import { createPgDeliveryStore } from './webhook-deliveries.js';
@@ -14,5 +16,7 @@ export function pgBackends(store: PgStore): StoreBackends {
     audit: createPgAuditLog(store),
     approvals: createPgApprovalStore(store),
     runs: createPgRunStore(store),
+    jobs: createPgJobStore(store),
+    outputDeliveries: createPgOutputDeliveryStore(store),
   };
 }

@@ -116,4 +116,90 @@ export const pgMigrations: readonly Migration[] = [
       CREATE INDEX approvals_created ON approvals (created_at_ms, inserted);
     `,
   },
+  {
+    version: 3,
+    name: 'scheduled jobs and their run history',
+    sql: `
+      CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        schedule TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        deliver TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        skills JSONB NOT NULL DEFAULT '[]',
+        script TEXT,
+        catch_up TEXT NOT NULL DEFAULT 'once',
+        enabled BOOLEAN NOT NULL DEFAULT TRUE,
+        created_at_ms BIGINT NOT NULL,
+        updated_at_ms BIGINT NOT NULL,
+        next_run_at_ms BIGINT,
+        last_run_at_ms BIGINT,
+        last_status TEXT,
+        last_error TEXT,
+        consecutive_failures INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX jobs_due ON jobs (next_run_at_ms) WHERE enabled;
+      CREATE TABLE job_runs (
+        id TEXT PRIMARY KEY,
+        job_id TEXT NOT NULL,
+        job_name TEXT NOT NULL,
+        trigger TEXT NOT NULL,
+        status TEXT NOT NULL,
+        reason TEXT,
+        scheduled_at_ms BIGINT,
+        queued_at_ms BIGINT NOT NULL,
+        started_at_ms BIGINT,
+        finished_at_ms BIGINT,
+        script_ms BIGINT,
+        agent_run_id TEXT,
+        output TEXT,
+        error TEXT,
+        delivery_target TEXT,
+        delivery_ok BOOLEAN,
+        delivery_detail TEXT,
+        inserted BIGSERIAL
+      );
+      CREATE INDEX job_runs_job ON job_runs (job_id, queued_at_ms, inserted);
+      CREATE INDEX job_runs_queued ON job_runs (queued_at_ms) WHERE status = 'queued';
+      CREATE INDEX job_runs_running ON job_runs (id) WHERE status = 'running';
+      CREATE INDEX job_runs_recent ON job_runs (queued_at_ms, inserted);
+    `,
+  },
+  {
+    version: 4,
+    name: 'output deliveries and their attempts',
+    sql: `
+      CREATE TABLE output_deliveries (
+        id TEXT PRIMARY KEY,
+        target TEXT NOT NULL,
+        extra JSONB NOT NULL,
+        subject JSONB NOT NULL,
+        output TEXT NOT NULL,
+        run_failed BOOLEAN NOT NULL,
+        status TEXT NOT NULL,
+        chunks_total INTEGER NOT NULL DEFAULT 0,
+        chunks_sent INTEGER NOT NULL DEFAULT 0,
+        detail TEXT,
+        error TEXT,
+        created_at_ms BIGINT NOT NULL,
+        updated_at_ms BIGINT NOT NULL,
+        inserted BIGSERIAL
+      );
+      CREATE INDEX output_deliveries_created ON output_deliveries (created_at_ms, inserted);
+      CREATE INDEX output_deliveries_failed ON output_deliveries (status) WHERE status IN ('failed', 'uncertain', 'sending');
+      CREATE INDEX output_deliveries_uncertain_webhook ON output_deliveries ((subject->>'route'), (subject->>'deliveryId')) WHERE status = 'uncertain';
+      CREATE TABLE output_delivery_attempts (
+        delivery_id TEXT NOT NULL REFERENCES output_deliveries (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        chunk INTEGER NOT NULL,
+        attempt INTEGER NOT NULL,
+        at_ms BIGINT NOT NULL,
+        ok BOOLEAN NOT NULL,
+        status INTEGER,
+        error TEXT,
+        PRIMARY KEY (delivery_id, seq)
+      );
+    `,
+  },
 ];

@@ -1,0 +1,63 @@
+import type { AttemptRecord } from '../../delivery/attempts.js';
+import type { OutputDeliveryBackend } from '../async-domains.js';
+import type { OutputDelivery } from '../output-deliveries.js';
+import { escapeLike } from '../sql-text.js';
+import type { PgStore } from './pg-store.js';
+
+const columns = `id, target, extra, subject, output, run_failed AS "runFailed", status, chunks_total AS "chunksTotal", chunks_sent AS "chunksSent",
+  detail, error, created_at_ms AS "createdAtMs", updated_at_ms AS "updatedAtMs"`;
+
+const settleSql = 'UPDATE output_deliveries SET status = $1, chunks_total = $2, chunks_sent = $3, detail = $4, error = $5, updated_at_ms = $6 WHERE id = $7';
+
+/** Every output sent anywhere with each attempt, on PostgreSQL. */
+export function createPgOutputDeliveryStore(store: PgStore): OutputDeliveryBackend {
+  /** Rows with their attempts (one query for all of them). */
+  const hydrate = async (rows: Array<Omit<OutputDelivery, 'attempts'>>): Promise<OutputDelivery[]> => {
+    if (rows.length === 0) return [];
+    const { rows: attempts } = await store.query<AttemptRecord & { deliveryId: string }>(`SELECT delivery_id AS "deliveryId", chunk, attempt, at_ms AS "atMs", ok, status, error
+      FROM output_delivery_attempts WHERE delivery_id = ANY($1) ORDER BY delivery_id, seq`, [rows.map((row) => row.id)]);
+    return rows.map((row) => ({ ...row, attempts: attempts.filter((attempt) => attempt.deliveryId === row.id).map(({ deliveryId: _deliveryId, ...attempt }) => attempt) }));
+  };
+  const select = async (where: string, params: unknown[]) => hydrate((await store.query<Omit<OutputDelivery, 'attempts'>>(`SELECT ${columns} FROM output_deliveries ${where}`, params)).rows);
+  return {
+    async create(record) {
+      await store.query(`INSERT INTO output_deliveries (id, target, extra, subject, output, run_failed, status, created_at_ms, updated_at_ms) VALUES ($1, $2, $3, $4, $5, $6, 'sending', $7, $7)`,
+        [record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed, record.createdAtMs]);
+    },
+    // One sender per delivery numbers its attempts, as on SQLite.
+    async attempt(id, attempt) {
+      await store.query(`INSERT INTO output_delivery_attempts (delivery_id, seq, chunk, attempt, at_ms, ok, status, error)
+        VALUES ($1, (SELECT COUNT(*) FROM output_delivery_attempts WHERE delivery_id = $1), $2, $3, $4, $5, $6, $7)`,
+      [id, attempt.chunk, attempt.attempt, attempt.atMs, attempt.ok, attempt.status, attempt.error]);
+    },
+    async settle(id, state) {
+      await store.query(settleSql, [state.status, state.chunksTotal, state.chunksSent, state.detail ?? null, state.error ?? null, state.atMs, id]);
+    },
+    // As on SQLite: every `sending` row. With several nodes: only those of a node that stopped (docs/cluster.md).
+    recoverInterrupted: (repeatable, atMs) => store.transaction(async (client) => {
+      const { rows } = await client.query<{ id: string; target: string }>(`SELECT id, target FROM output_deliveries WHERE status = 'sending' FOR UPDATE`);
+      let uncertain = 0;
+      let failed = 0;
+      for (const row of rows) {
+        if (repeatable(row.target)) {
+          failed += 1;
+          await client.query(settleSql, ['failed', 0, 0, null, 'interrupted by a stop of the gateway; sent again where its run is delivered anew', atMs, row.id]);
+        } else {
+          uncertain += 1;
+          await client.query(settleSql, ['uncertain', 0, 0, null, 'the gateway stopped while this was being sent: it may or may not have arrived; switchboard deliveries retry <id> sends it again', atMs, row.id]);
+        }
+      }
+      return { uncertain, failed };
+    }),
+    uncertainFor: async (route, deliveryId) => (await store.query<{ id: string }>(`SELECT id FROM output_deliveries WHERE status = 'uncertain' AND subject->>'kind' = 'webhook'
+      AND subject->>'route' = $1 AND subject->>'deliveryId' = $2 LIMIT 1`, [route, deliveryId])).rows[0]?.id,
+    countFailed: async () => (await store.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM output_deliveries WHERE status = 'failed'`)).rows[0]!.n,
+    get: async (id) => (await select('WHERE id = $1', [id]))[0],
+    async find(idOrPrefix) {
+      const rows = await select(`WHERE id LIKE $1 || '%' ESCAPE '\\' LIMIT 2`, [escapeLike(idOrPrefix)]);
+      return rows.find((row) => row.id === idOrPrefix) ?? (rows.length > 1 ? 'ambiguous' : rows[0]);
+    },
+    recent: (options = {}) => select(`WHERE ($1::boolean IS FALSE OR status IN ('failed', 'uncertain')) ORDER BY created_at_ms DESC, inserted DESC LIMIT $2`,
+      [options.failedOnly === true, options.limit ?? 50]),
+  };
+}
