@@ -22,6 +22,7 @@ export interface WebhookPlatformConfig {
     max_body_bytes?: number;
     idempotency_ttl_seconds?: number;
     max_concurrent_runs?: number;
+    metrics?: boolean;
     routes?: Record<string, RouteConfig>;
   };
 }

@@ -25,6 +25,7 @@ import type { DeliveryState } from '../store/webhook-deliveries.js';
 import { createConfigCommands, type ConfigCommands } from './config-commands.js';
 import { createConfigWatch } from './config-watch.js';
 import { createGatewayEvents, type GatewayEvents } from './events.js';
+import type { GatewayMetrics } from './metrics.js';
 import { createLifecycle, type Component } from './lifecycle.js';
 import { acquireGatewayLock } from './lock.js';
 import { gatewayHealth, storeComponent, type GatewayHealth } from './store-component.js';
@@ -172,8 +173,16 @@ export function createGateway(deps: GatewayDeps): Gateway {
   };
   // Throws ConfigError for a route without a secret, or INSECURE_NO_AUTH on a non-loopback host.
   const health = () => gatewayHealth(deps.store, deps.logHealth ?? (() => ({ dropped: 0, fault: null })));
-  const webhooks = config.webhook.enabled
-    ? createWebhookPlatform({ settings: resolveWebhooks(config), store: deps.store, logger, events, now, runAgent, deliver: deliveries.deliver, health, uncertainSend: (route, deliveryId) => deliveries.history?.uncertainFor(route, deliveryId) })
+  const webhookSettings = config.webhook.enabled ? resolveWebhooks(config) : null;
+  // Made when the listener starts (prom-client loads only then, and only when metrics are on).
+  let metrics: GatewayMetrics | undefined;
+  const startMetrics = async () => {
+    const { createGatewayMetrics } = await import('./metrics.js');
+    metrics = createGatewayMetrics({ events, queueDepth: () => webhooks?.counts().queued ?? 0, mcpServers: () => mcp.commands.list() });
+  };
+  const metricsRoute = { render: async () => ({ contentType: metrics!.contentType, text: await metrics!.render() }) };
+  const webhooks: WebhookPlatform | null = webhookSettings
+    ? createWebhookPlatform({ settings: webhookSettings, store: deps.store, logger, events, now, runAgent, deliver: deliveries.deliver, health, uncertainSend: (route, deliveryId) => deliveries.history?.uncertainFor(route, deliveryId), ...(webhookSettings.metrics ? { metrics: metricsRoute } : {}) })
     : null;
   const webhookApp = webhooks?.app ?? null;
   const configCommands = createConfigCommands({ home: config.home, initial: config, logger, audit, events, mcp: mcp.commands, webhooks, live: () => status === 'running' });
@@ -226,6 +235,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     components.push({
       name: 'webhook listener',
       start: async () => {
+        if (webhookSettings?.metrics) await startMetrics();
         const bound = await listen(webhookApp, config.webhook, config.home.configFile);
         webhookUrl = bound.url;
         lock?.update({ pid, startedAt: new Date(startedAtMs ?? now()).toISOString(), webhookUrl });
@@ -237,6 +247,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       },
       stop: async () => {
         await webhookApp.close();
+        metrics?.close();
+        metrics = undefined;
         webhookUrl = null;
       },
     });

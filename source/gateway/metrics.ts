@@ -24,8 +24,7 @@ export function createGatewayMetrics(deps: {
   events: GatewayEvents;
   /** Accepted webhook deliveries waiting for a run slot. */
   queueDepth: () => number;
-  mcpServers: () => readonly McpServerState[];
-  runsInFlight: () => number;
+  mcpServers: () => ReadonlyArray<Pick<McpServerState, 'name' | 'status'>>;
 }): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'switchboard_' });
@@ -37,7 +36,7 @@ export function createGatewayMetrics(deps: {
   });
   const deliveries = new Counter({ name: 'switchboard_output_deliveries_total', help: 'Outputs delivered to a target, by target and result (ok or failed).', labelNames: ['target', 'result'], registers: [registry] });
   new Gauge({ name: 'switchboard_run_queue_depth', help: 'Accepted webhook deliveries waiting for a run.', registers: [registry], collect() { this.set(deps.queueDepth()); } });
-  new Gauge({ name: 'switchboard_runs_in_flight', help: 'Agent runs going on now.', registers: [registry], collect() { this.set(deps.runsInFlight()); } });
+  const inFlight = new Gauge({ name: 'switchboard_runs_in_flight', help: 'Agent runs going on now (webhook, job, console and CLI runs).', registers: [registry] });
   new Gauge({
     name: 'switchboard_mcp_server_status', help: 'MCP servers: 1 on the status each server is in, 0 on the others.', labelNames: ['server', 'status'], registers: [registry],
     collect() {
@@ -49,7 +48,9 @@ export function createGatewayMetrics(deps: {
   const originKind = (origin: string) => origin.split(':')[0] ?? origin;
   const listeners = {
     'webhook.received': (record: { route: string; outcome: string }) => requests.inc({ route: record.outcome === 'unknown_route' ? '(unknown)' : record.route, outcome: record.outcome }),
+    'run.started': () => inFlight.inc(),
     'run.finished': (result: { origin: string; status: string; startedAtMs: number; finishedAtMs: number }) => {
+      inFlight.dec();
       runs.inc({ origin: originKind(result.origin), status: result.status });
       runSeconds.observe({ origin: originKind(result.origin) }, Math.max(0, result.finishedAtMs - result.startedAtMs) / 1000);
     },

@@ -35,6 +35,8 @@ export interface ResolvedWebhooks {
   maxBodyBytes: number;
   idempotencyTtlMs: number;
   maxConcurrentRuns: number;
+  /** GET /metrics on the listener (Prometheus). */
+  metrics: boolean;
   /** Static routes by exact name. */
   routes: Map<string, ResolvedRoute>;
 }
@@ -68,6 +70,7 @@ export function resolveWebhooks(config: ResolvedConfig, boundHost?: string): Res
     maxBodyBytes: extra.max_body_bytes ?? DEFAULT_MAX_BODY_BYTES,
     idempotencyTtlMs: (extra.idempotency_ttl_seconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS) * 1000,
     maxConcurrentRuns: extra.max_concurrent_runs ?? DEFAULT_MAX_CONCURRENT_RUNS,
+    metrics: extra.metrics === true,
     routes,
   };
 }

@@ -28,6 +28,8 @@ export interface WebhookPlatformDeps {
   uncertainSend?: RunQueueDeps['uncertainSend'];
   /** What GET /health answers (from memory: never blocked by the store). */
   health?: WebhookServerDeps['health'];
+  /** GET /metrics, when `platforms.webhook.extra.metrics` is on. */
+  metrics?: WebhookServerDeps['metrics'];
 }
 
 export type CommandResult<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -91,7 +93,7 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     deps.events?.emit('webhook.received', record);
   };
 
-  const app: FastifyInstance = buildWebhookServer({ logger, maxBodyBytes: settings.maxBodyBytes, now, findRoute, rateLimiter, accept, onOutcome, ...(deps.health ? { health: deps.health } : {}) });
+  const app: FastifyInstance = buildWebhookServer({ logger, maxBodyBytes: settings.maxBodyBytes, now, findRoute, rateLimiter, accept, onOutcome, ...(deps.health ? { health: deps.health } : {}), ...(deps.metrics ? { metrics: deps.metrics } : {}) });
   app.addHook('onClose', async () => summary.close());
 
   return {

@@ -40,6 +40,8 @@ export interface WebhookServerDeps {
   onOutcome(record: WebhookRequestRecord): void;
   /** GET /health's body; `unavailable` answers 503 (a load balancer stops sending). */
   health?: () => { status: 'ok' | 'degraded' | 'unavailable' };
+  /** GET /metrics (Prometheus text), when the config turns it on. */
+  metrics?: { render(): Promise<{ contentType: string; text: string }> };
 }
 
 interface RequestState {
@@ -80,6 +82,13 @@ export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
     const health = deps.health?.() ?? { status: 'ok' as const };
     return reply.code(health.status === 'unavailable' ? 503 : 200).send({ ...health, platform: 'webhook' });
   });
+  const { metrics } = deps;
+  if (metrics) {
+    app.get('/metrics', async (_request, reply) => {
+      const { contentType, text } = await metrics.render();
+      return reply.type(contentType).send(text);
+    });
+  }
   app.decorateRequest('webhook', null);
 
   app.register(async (scope) => {

@@ -14,13 +14,14 @@ describe('gateway metrics', () => {
     const events = createGatewayEvents();
     let queued = 3;
     const servers: McpServerState[] = [{ name: 'fs', status: 'ready', transport: 'stdio', updatedAtMs: 0 }];
-    const metrics = createGatewayMetrics({ events, queueDepth: () => queued, mcpServers: () => servers, runsInFlight: () => 2 });
+    const metrics = createGatewayMetrics({ events, queueDepth: () => queued, mcpServers: () => servers });
     const request = { event: 'push', deliveryId: 'd', status: 202, latencyMs: 1, atMs: 0 };
     events.emit('webhook.received', { ...request, route: 'gh', outcome: 'accepted' });
     events.emit('webhook.received', { ...request, route: 'gh', outcome: 'accepted' });
     events.emit('webhook.received', { ...request, route: 'gh', outcome: 'unauthorized', status: 401 });
     // A name nobody configured must not become a label of its own (any sender can make those up).
     events.emit('webhook.received', { ...request, route: 'made-up-by-a-scanner', outcome: 'unknown_route', status: 404 });
+    for (const runId of ['r', 'r2', 'r3']) events.emit('run.started', { runId, origin: 'webhook:gh', prompt: 'p', atMs: 1_000 });
     events.emit('run.finished', { runId: 'r', origin: 'webhook:gh', status: 'ok', output: '', steps: 1, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, startedAtMs: 1_000, finishedAtMs: 1_300 });
     events.emit('delivery.finished', { target: 'github', subject: { kind: 'console', runId: 'r' }, result: { ok: false, reason: 'HTTP 502' } });
 

@@ -11,7 +11,7 @@ import { githubHeaders } from '../helpers/webhooks.js';
 const consolePackages = /\/node_modules\/(ink|ink-[^/]+|react|react-[^/]+|yoga-layout|yoga-wasm-web|@inkjs\/[^/]+)\//;
 
 describe('the headless gateway (switchboard gateway)', () => {
-  it('loads no console code (Ink, React, Yoga) from start through a webhook run to shutdown', async () => {
+  it('loads no console code (Ink, React, Yoga), nor prom-client with metrics off, from start through a webhook run to shutdown', async () => {
     const home = tempHome();
     const secret = 'headless-imports-secret-0123';
     const file = defaultConfig();
@@ -50,5 +50,7 @@ describe('the headless gateway (switchboard gateway)', () => {
     expect(modules.some((url) => url.includes('/node_modules/fastify/'))).toBe(true);
     expect(modules.filter((url) => consolePackages.test(url))).toEqual([]);
     expect(modules.filter((url) => /\/dist\/ui\//.test(url))).toEqual([]);
+    // Metrics are off by default: prom-client is not loaded at all.
+    expect(modules.filter((url) => url.includes('/node_modules/prom-client/'))).toEqual([]);
   });
 });
