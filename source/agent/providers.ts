@@ -4,7 +4,7 @@ import type { ResolvedModel } from './model-config.js';
 /**
  * The AI SDK model for a provider; undefined for `dry-run`, which calls nothing. Provider packages
  * load on first use (a dry-run gateway never loads them). `openai` uses the Chat Completions API
- * (the shape every OpenAI proxy speaks). Every provider sends through createModelFetch (undici's pool).
+ * (the shape every OpenAI proxy speaks). Every provider sends through createModelFetch (node:http, kept alive).
  */
 export async function createLanguageModel(model: ResolvedModel): Promise<LanguageModel | undefined> {
   if (model.provider === 'dry-run') return undefined;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createModelFetch } from '../../source/agent/model-fetch.js';
 
-describe('createModelFetch (the providers\' fetch on undici\'s pool)', () => {
+describe('createModelFetch (the providers\' fetch on a keep-alive node:http agent)', () => {
   let server: http.Server;
   let url: string;
   const seen: Array<{ method: string; headers: http.IncomingHttpHeaders; body: string; socket: number }> = [];
