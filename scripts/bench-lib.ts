@@ -156,16 +156,16 @@ export interface GatewayProcess {
 /**
  * `switchboard gateway` (headless, as operators run it) on a fresh home with `config`; resolves
  * once its listener and control socket answer. Its stderr lines are read and dropped, as a terminal
- * or journald would take them. `nodeArgs`: e.g. `--cpu-prof --cpu-prof-dir DIR`.
+ * or journald would take them. `nodeArgs`: e.g. `--cpu-prof --cpu-prof-dir DIR`; `cli`: another build's dist/cli/main.js.
  */
-export async function startGatewayProcess(config: Record<string, unknown>, nodeArgs: string[] = []): Promise<GatewayProcess> {
+export async function startGatewayProcess(config: Record<string, unknown>, nodeArgs: string[] = [], cli = cliPath): Promise<GatewayProcess> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-gw-'));
   const home = path.join(work, 'home');
   fs.mkdirSync(home, { mode: 0o700 });
   fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify(config), { mode: 0o600 });
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, [...nodeArgs, cliPath, 'gateway', '--home', home], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'gateway', '--home', home], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr!.resume();
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (options: { kill?: boolean } = {}) => {

@@ -49,7 +49,9 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
     const finish = (status: RunStatus, error?: string): RunResult => {
       const result: RunResult = { runId, status, output: state.output, steps: state.steps, toolCalls: state.toolCalls, usage: state.usage, startedAtMs, finishedAtMs: now(), ...(error ? { error } : {}) };
       runs.finished(result);
-      deps.logger.info({ runId, origin: request.origin, status, steps: state.steps, toolCalls: state.toolCalls.length, error, ...(status === 'ok' && request.origin.startsWith('webhook:') ? PER_DELIVERY : {}) }, `Run ${status}: ${request.origin}`);
+      if (status !== 'ok' || request.callerLogsOk !== true) {
+        deps.logger.info({ runId, origin: request.origin, status, steps: state.steps, toolCalls: state.toolCalls.length, error, ...(status === 'ok' && request.origin.startsWith('webhook:') ? PER_DELIVERY : {}) }, `Run ${status}: ${request.origin}`);
+      }
       deps.events?.emit('run.finished', { ...result, origin: request.origin });
       return result;
     };

@@ -22,6 +22,8 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** Progress as it happens: the CLI prints tool calls, the console shows them. */
   onEvent?: (event: RunEvent) => void;
+  /** The caller logs an ok run's outcome in its own line (the webhook queue: one line per delivery); other outcomes are logged here. */
+  callerLogsOk?: boolean;
 }
 
 export type RunEvent =

@@ -110,8 +110,9 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
     if (recordId) {
       history?.settle(recordId, { status: result.ok ? 'delivered' : 'failed', chunksTotal: result.chunksTotal, chunksSent: result.chunksSent, atMs: now(), ...(result.ok ? { detail: result.detail } : { error: result.reason }) });
     }
-    if (result.ok) deps.logger.info({ delivery: recordId, target: request.target, ...(request.subject.kind === 'webhook' ? PER_DELIVERY : {}) }, `Delivered ${describeSubject(request)} to ${request.target}: ${result.detail}`);
-    else deps.logger.warn({ delivery: recordId, target: request.target }, `Delivery of ${describeSubject(request)} to ${request.target} failed: ${result.reason}`);
+    // A `log` delivery's own line is the record of it (log-target.ts): no second line saying so.
+    if (result.ok && request.target !== 'log') deps.logger.info({ delivery: recordId, target: request.target, ...(request.subject.kind === 'webhook' ? PER_DELIVERY : {}) }, `Delivered ${describeSubject(request)} to ${request.target}: ${result.detail}`);
+    else if (!result.ok) deps.logger.warn({ delivery: recordId, target: request.target }, `Delivery of ${describeSubject(request)} to ${request.target} failed: ${result.reason}`);
     const outcome: DeliveryResult = result.ok ? { ok: true, detail: result.detail, ...(recordId ? { recordId } : {}) } : { ok: false, reason: result.reason, ...(recordId ? { recordId } : {}) };
     deps.events?.emit('delivery.finished', { target: request.target, subject: request.subject, result: outcome });
     return outcome;

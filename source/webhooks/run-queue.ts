@@ -115,7 +115,7 @@ export function createRunQueue(deps: RunQueueDeps) {
     if (!claimed) return;
     const origin = `webhook:${row.route}:${row.deliveryId}`;
     deps.events?.emit('webhook.runStarted', { seq: row.seq, route: row.route, event: row.event, deliveryId: row.deliveryId, origin, replayOf: row.replayOf, atMs: deps.now() });
-    const result = await deps.runAgent({ prompt: row.prompt, system: untrustedPayloadNotice(row), skills: row.skills, firstSkillOnly: true, origin, signal });
+    const result = await deps.runAgent({ prompt: row.prompt, system: untrustedPayloadNotice(row), skills: row.skills, firstSkillOnly: true, origin, signal, callerLogsOk: true });
     if (signal.aborted && stopping && result.status === 'cancelled') {
       await deps.deliveries.requeue(row.seq); // the gateway is stopping: run it again on the next start
       deps.logger.info({ route: row.route, deliveryId: row.deliveryId }, `Webhook run interrupted by shutdown, queued again: ${row.route} ${row.deliveryId}`);
@@ -148,8 +148,9 @@ export function createRunQueue(deps: RunQueueDeps) {
     const atMs = deps.now();
     await deps.deliveries.finish(row.seq, state, delivery.ok ? delivery.detail : delivery.reason, atMs);
     const line = `Webhook ${row.route} delivery ${row.deliveryId}: ${state}${delivery.ok ? '' : ` (${delivery.reason})`}`;
-    if (state === 'delivered' || state === 'silent') deps.logger.info({ route: row.route, deliveryId: row.deliveryId, state, ...PER_DELIVERY }, line);
-    else deps.logger.warn({ route: row.route, deliveryId: row.deliveryId, state }, line);
+    // The run's ok outcome is in this line (callerLogsOk): one line per delivery after the output's own.
+    if (state === 'delivered' || state === 'silent') deps.logger.info({ route: row.route, deliveryId: row.deliveryId, state, runId: run.runId, ...PER_DELIVERY }, line);
+    else deps.logger.warn({ route: row.route, deliveryId: row.deliveryId, state, runId: run.runId }, line);
     deps.events?.emit('webhook.completed', { seq: row.seq, route: row.route, event: row.event, deliveryId: row.deliveryId, state, ...run, delivery, atMs: deps.now() });
   }
 

@@ -20,6 +20,7 @@ describe('deliver: log and local', () => {
     const result = await deliver({ target: 'log', output: 'All good', subject: { kind: 'webhook', route: 'gh', deliveryId: 'd-1', event: 'push' } });
     expect(result).toEqual({ ok: true, detail: 'written to gateway.log' });
     expect(lines[0]).toMatchObject({ msg: 'Delivered to log: webhook gh delivery d-1', output: 'All good', delivery: { route: 'gh', deliveryId: 'd-1' } });
+    expect(lines).toHaveLength(1); // that line is the record: no second 'Delivered ... to log' line
   });
 
   it('local writes webhook and job outputs under the home, owner-only, even when empty', async () => {

@@ -103,6 +103,11 @@ describe('webhook run queue (real runner)', () => {
     await waitUntil(() => completed.length === 4, 20_000, 'four deliveries');
     expect(deliveries.findByDeliveryId(toLog)).toMatchObject({ state: 'delivered', output: 'out: hello log', deliveryDetail: 'written to gateway.log' });
     expect(log.text()).toContain('out: hello log');
+    // After the intake's line, a delivered run to log writes two lines: the output, and its final state with the run id.
+    const runId = deliveries.findByDeliveryId(toLog)!.runId;
+    const linesOf = (id: string) => log.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => JSON.stringify(line).includes(id) && line.outcome === undefined); // not the intake's line
+    expect(linesOf(toLog).map((line) => line.msg)).toEqual([`Delivered to log: webhook l delivery ${toLog}`, `Webhook l delivery ${toLog}: delivered`]);
+    expect(linesOf(toLog)[1]).toMatchObject({ runId, state: 'delivered' });
     expect(fs.readFileSync(path.join(home.root, 'deliveries', 'f', `${toFile}.md`), 'utf8')).toBe('out: hello file\n');
     expect(deliveries.findByDeliveryId(empty)).toMatchObject({ state: 'delivered', output: '' });
     expect(fs.readFileSync(path.join(home.root, 'deliveries', 'f', `${empty}.md`), 'utf8')).toBe('\n');
@@ -114,6 +119,7 @@ describe('webhook run queue (real runner)', () => {
     const failing = await send('f', { p: 'boom' });
     await waitUntil(() => completed.length === 5, 20_000, 'the failed run');
     expect(deliveries.findByDeliveryId(failing)).toMatchObject({ state: 'failed', runStatus: 'failed' });
+    expect(linesOf(failing).map((line) => line.msg)).toEqual([`Run failed: webhook:f:${failing}`, `Delivered webhook f delivery ${failing} to local: ${home.root}/deliveries/f/${failing}.md`, `Webhook f delivery ${failing}: failed`]);
     expect(fs.readFileSync(path.join(home.root, 'deliveries', 'f', `${failing}.md`), 'utf8')).toMatch(/^# Run failed\n\nRun failed: .*scripted refusal/s);
   });
 
