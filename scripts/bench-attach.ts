@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { benchArgs, benchConfig, benchRequests, cliPath as cli, peakRssMb, report, requireBuild, startGatewayProcess, waitFor, type BenchRow } from './bench-lib.js';
+import { benchArgs, benchConfig, benchRequests, binNodeFlags, cliPath as cli, peakRssMb, report, requireBuild, startGatewayProcess, waitFor, type BenchRow } from './bench-lib.js';
 
 const args = benchArgs();
 const smoke = args.smoke;
@@ -86,7 +86,7 @@ const gateway = await startGatewayProcess(benchConfig(logLevel ? { logging: { le
 try {
   const alone = await load(gateway.url);
   tmux('new-session', '-d', '-s', 'bench', '-x', '140', '-y', '45',
-    `${process.execPath} --disable-warning=ExperimentalWarning ${process.env.BENCH_CONSOLE_ARGS ?? ''} --import ${probe} ${cli} --attach --home ${gateway.home} 2>${path.join(work, 'console-stderr.txt')}`);
+    `${process.execPath} ${binNodeFlags().join(' ')} --disable-warning=ExperimentalWarning ${process.env.BENCH_CONSOLE_ARGS ?? ''} --import ${probe} ${cli} --attach --home ${gateway.home} 2>${path.join(work, 'console-stderr.txt')}`);
   await waitFor(() => readJson<{ pid: number }>(statsFile), 'the console probe');
   tmux('send-keys', '-t', 'bench', '2');
   await waitFor(() => (/attached to pid/.test(tmux('capture-pane', '-p', '-t', 'bench')) ? true : undefined), 'the console to attach');

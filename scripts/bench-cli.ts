@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { benchArgs, formatSpread, report, spread, waitFor, type BenchRow } from './bench-lib.js';
+import { benchArgs, binNodeFlags, formatSpread, report, spread, waitFor, type BenchRow } from './bench-lib.js';
 
 const args = benchArgs();
 const rounds = args.number('rounds', 15, 3);
@@ -39,10 +39,12 @@ function timed(command: string[]): { wallMs: number; cpuMs: number } {
   return { wallMs, cpuMs: childrenCpuMs() - cpu };
 }
 
+/** As the `switchboard` bin starts: with its shebang's Node flags. */
+const bin = [...binNodeFlags(cli), cli];
 const commands: Array<{ name: string; argv: string[]; targetMs?: number }> = [
   { name: 'node -e 0 (the floor: Node itself)', argv: ['-e', '0'] },
-  { name: 'switchboard --version', argv: [cli, '--version'], targetMs: 150 },
-  { name: 'switchboard cron list (no gateway, 3 jobs)', argv: [cli, 'cron', 'list'], targetMs: 150 },
+  { name: 'switchboard --version', argv: [...bin, '--version'], targetMs: 150 },
+  { name: 'switchboard cron list (no gateway, 3 jobs)', argv: [...bin, 'cron', 'list'], targetMs: 150 },
 ];
 
 try {
@@ -90,7 +92,7 @@ async function consoleFirstFrames(count: number): Promise<{ frames: number[]; ru
     for (let round = 0; round < count; round++) {
       const started = performance.now();
       const session = `cli${round}`;
-      tmux('new-session', '-d', '-s', session, '-x', '140', '-y', '45', `env -u NODE_OPTIONS SWITCHBOARD_HOME=${home} ${process.execPath} ${cli}`);
+      tmux('new-session', '-d', '-s', session, '-x', '140', '-y', '45', `env -u NODE_OPTIONS SWITCHBOARD_HOME=${home} ${process.execPath} ${bin.join(' ')}`);
       await waitFor(() => {
         const screen = tmux('capture-pane', '-p', '-t', session);
         return /^switchboard /.test(screen) && screen.includes('1 MCP servers') && screen.includes('Press ? for keys') ? true : undefined;

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import autocannon from 'autocannon';
-import { benchArgs, report } from './bench-lib.js';
+import { benchArgs, binNodeFlags, report } from './bench-lib.js';
 
 const args = benchArgs();
 const arg = (name: string, fallback: number, smoke?: number) => args.number(name, fallback, smoke);
@@ -73,7 +73,7 @@ const readJson = <T>(file: string): T | undefined => {
 
 try {
   tmux('new-session', '-d', '-s', 'bench', '-x', '140', '-y', '45',
-    `${process.execPath} --disable-warning=ExperimentalWarning ${process.env.BENCH_NODE_ARGS ?? ''} --import ${probe} ${path.join(root, 'dist/cli/main.js')} ${headless ? 'gateway ' : ''}--home ${home} 2>${path.join(work, 'stderr.txt')}`);
+    `${process.execPath} ${binNodeFlags().join(' ')} --disable-warning=ExperimentalWarning ${process.env.BENCH_NODE_ARGS ?? ''} --import ${probe} ${path.join(root, 'dist/cli/main.js')} ${headless ? 'gateway ' : ''}--home ${home} 2>${path.join(work, 'stderr.txt')}`);
   const url = await waitFor(() => readJson<{ webhookUrl?: string }>(path.join(home, 'gateway.lock'))?.webhookUrl, 'the console to bind its listener');
   const { pid } = await waitFor(() => readJson<{ pid: number }>(statsFile), 'the probe');
   if (!headless) {

@@ -117,6 +117,15 @@ export async function waitFor<T>(check: () => T | undefined | Promise<T | undefi
 export const repoRoot = path.resolve(import.meta.dirname, '..');
 export const cliPath = path.join(repoRoot, 'dist/cli/main.js');
 
+/**
+ * The Node flags on a build's shebang (`#!/usr/bin/env -S node <flags>`, source/cli/main.ts): what
+ * the `switchboard` bin runs with, so the benchmarks start the CLI as operators do.
+ */
+export function binNodeFlags(cli = cliPath): string[] {
+  const first = fs.readFileSync(cli, 'utf8').split('\n', 1)[0] ?? '';
+  return /^#!\/usr\/bin\/env -S node\b(.*)$/.exec(first)?.[1]!.trim().split(/\s+/).filter(Boolean) ?? [];
+}
+
 export function requireBuild(): void {
   if (!fs.existsSync(cliPath)) throw new Error('dist/ is missing: run npm run -s build first');
 }
@@ -165,7 +174,7 @@ export async function startGatewayProcess(config: Record<string, unknown>, nodeA
   fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify(config), { mode: 0o600 });
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, [...nodeArgs, cli, 'gateway', '--home', home], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...binNodeFlags(cli), ...nodeArgs, cli, 'gateway', '--home', home], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr!.resume();
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (options: { kill?: boolean } = {}) => {

@@ -1,4 +1,5 @@
 import type { HomeLayout } from '../config/home.js';
+import { GATEWAY_HEAP, tuneHeap } from '../infra/heap-tuning.js';
 import { startHomeGateway, type HomeGateway } from '../operations/host.js';
 import { ensureConfig } from './context.js';
 import { reportError, say } from './output.js';
@@ -11,6 +12,7 @@ import { version } from './version.js';
  */
 export async function runHeadlessGateway(home: HomeLayout, homeFlag: string | undefined): Promise<number> {
   let gateway: HomeGateway;
+  tuneHeap(GATEWAY_HEAP);
   try {
     ensureConfig(home, homeFlag);
     gateway = await startHomeGateway(home, { mode: 'headless', version });

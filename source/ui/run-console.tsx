@@ -9,7 +9,7 @@ import type { HomeGateway } from '../operations/host.js';
 import type { GatewayLink } from '../operations/link.js';
 import { App, type AppProps } from './App.js';
 import { createConsoleModel } from './console-model.js';
-import { ATTACHED_CONSOLE_HEAP, IN_PROCESS_CONSOLE_HEAP, tuneHeap } from './heap-tuning.js';
+import { ATTACHED_CONSOLE_HEAP, IN_PROCESS_CONSOLE_HEAP, tuneHeap } from '../infra/heap-tuning.js';
 import { createMouseReporting, wantsMouse } from './mouse.js';
 import { terminalIsInteractive } from './terminal.js';
 

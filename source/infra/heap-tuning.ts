@@ -32,6 +32,14 @@ export const ATTACHED_CONSOLE_HEAP: HeapTuning = { growingPercent: 30, maxNewSpa
  */
 export const IN_PROCESS_CONSOLE_HEAP: HeapTuning = { growingPercent: 30, maxNewSpaceBytes: Number.POSITIVE_INFINITY, checkMs: 1000 };
 
+/**
+ * The headless gateway (`switchboard gateway`): old space as above. Its young generation is held
+ * small from the start instead (`--max-semi-space-size=4` on the bin's shebang, source/cli/main.ts:
+ * V8 reads that size only at start). Together they keep a draining gateway under 150 MB
+ * (docs/perf/drain.md).
+ */
+export const GATEWAY_HEAP: HeapTuning = IN_PROCESS_CONSOLE_HEAP;
+
 export interface HeapTuningDeps {
   setFlags(flags: string): void;
   /** Current capacity of the young generation in bytes. */

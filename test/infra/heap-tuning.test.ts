@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { tuneHeap } from '../../source/ui/heap-tuning.js';
+import { tuneHeap } from '../../source/infra/heap-tuning.js';
 
 describe('tuneHeap (attached console)', () => {
   afterEach(() => {
