@@ -11,7 +11,7 @@ import { subscriptionRoute, type ResolvedRoute, type ResolvedWebhooks } from './
 import { createIntakeSummary } from './intake-summary.js';
 import { createRateLimiter } from './rate-limit.js';
 import { createRunQueue, type RunQueueDeps } from './run-queue.js';
-import { buildWebhookServer, type IntakeInput, type WebhookServerDeps } from './server.js';
+import { buildWebhookServer, type AcceptResult, type IntakeInput, type WebhookServerDeps } from './server.js';
 import { createTemplateCache, renderExtra, renderPrompt } from './template.js';
 import { testRequest } from './test-request.js';
 import type { WebhookRequestRecord } from './types.js';
@@ -56,8 +56,10 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   };
 
   const compiled = createTemplateCache();
-  const accept = async (input: IntakeInput) => {
-    const receivedAtMs = now();
+  const notifyQueue = () => queue.notify();
+  /** The commit the queue was last told to wait for: one notify per commit, not per accept. */
+  let notifyAfter: Promise<void> | undefined;
+  const accept = (input: IntakeInput): AcceptResult => {
     const outcome = deliveries.accept({
       route: input.route.name,
       deliveryId: input.deliveryId,
@@ -68,12 +70,15 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
       skills: input.route.skills,
       target: input.route.deliver,
       targetExtra: renderExtra(input.route.deliverExtra, input.payload),
-      receivedAtMs,
+      receivedAtMs: now(),
     }, input.dedup ? settings.idempotencyTtlMs : undefined);
     // The 202 waits for the commit: at once for the turn's first accept, else shared by the turn's writes.
-    await deliveries.acceptCommitted();
-    if (outcome.kind === 'accepted') queue.notify();
-    return outcome;
+    const committed = deliveries.acceptCommitted();
+    if (outcome.kind === 'accepted' && notifyAfter !== committed) {
+      notifyAfter = committed;
+      committed.then(notifyQueue, () => undefined); // a failed commit is answered by the server (503)
+    }
+    return { kind: outcome.kind, committed };
   };
 
   const summary = createIntakeSummary({ logger, now });
