@@ -99,7 +99,10 @@ export function createDeliveryStore(store: Store) {
 
   const acceptOne = (row: NewDelivery, dedupWindowMs?: number): AcceptOutcome => {
     if (dedupWindowMs === undefined) return { kind: 'accepted', seq: insertRow(row) };
-    const result = insertUnseen.run(...values(row), row.receivedAtMs - dedupWindowMs);
+    // The arguments written out (no values array spread per accept); no skills or extra is the usual case.
+    const result = insertUnseen.run(row.route, row.deliveryId, row.event, JSON.stringify(row.headers), row.body, row.prompt,
+      row.skills.length === 0 ? '[]' : JSON.stringify(row.skills), row.target, jsonObjectText(row.targetExtra), row.replayOf ?? null, row.receivedAtMs,
+      row.receivedAtMs - dedupWindowMs);
     return result.changes === 0 ? { kind: 'duplicate' } : { kind: 'accepted', seq: Number(result.lastInsertRowid) };
   };
 
@@ -175,3 +178,8 @@ export function createDeliveryStore(store: Store) {
 }
 
 export type DeliveryStore = ReturnType<typeof createDeliveryStore>;
+
+function jsonObjectText(value: object): string {
+  for (const key in value) if (Object.hasOwn(value, key)) return JSON.stringify(value);
+  return '{}';
+}

@@ -57,6 +57,22 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
 
   const compiled = createTemplateCache();
   const notifyQueue = () => queue.notify();
+  // Which commit a 202 waits for. At a steady rate (the last turn accepted at most one) the turn's
+  // first accept commits at once, so its 202 does not wait for the rest of the turn. Under a flood
+  // every accept of a turn shares the turn's one commit: a commit of its own for the first accept
+  // of each turn wrote the table's and the indexes' last pages twice a turn.
+  let acceptsThisTurn = 0;
+  let acceptsLastTurn = 0;
+  const endTurn = () => {
+    acceptsLastTurn = acceptsThisTurn;
+    acceptsThisTurn = 0;
+  };
+  const commitOf = (): Promise<void> => {
+    acceptsThisTurn += 1;
+    if (acceptsThisTurn > 1) return deliveries.committed();
+    setImmediate(endTurn);
+    return acceptsLastTurn <= 1 ? deliveries.acceptCommitted() : deliveries.committed();
+  };
   /** The commit the queue was last told to wait for: one notify per commit, not per accept. */
   let notifyAfter: Promise<void> | undefined;
   const accept = (input: IntakeInput): AcceptResult => {
@@ -72,8 +88,7 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
       targetExtra: renderExtra(input.route.deliverExtra, input.payload),
       receivedAtMs: now(),
     }, input.dedup ? settings.idempotencyTtlMs : undefined);
-    // The 202 waits for the commit: at once for the turn's first accept, else shared by the turn's writes.
-    const committed = deliveries.acceptCommitted();
+    const committed = commitOf();
     if (outcome.kind === 'accepted' && notifyAfter !== committed) {
       notifyAfter = committed;
       committed.then(notifyQueue, () => undefined); // a failed commit is answered by the server (503)
