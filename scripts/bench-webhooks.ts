@@ -2,8 +2,8 @@
 // run it: event journal, read model, readable stderr lines, dry-run model, `log` target, rate limit
 // raised); the floor is a bare Fastify server in its own plain Node process that only verifies the
 // HMAC and answers 202. Phases:
-//  1. intake rounds, alternating floor, listener, floor, ... (a fresh listener each round, so no
-//     round inherits another's backlog): accepted req/s at full load over `--connections`, and the
+//  1. intake rounds, alternating floor, listener, floor, ... (a fresh floor and a fresh listener each
+//     round, both warmed up alike, so no round inherits another's backlog or JIT): accepted req/s at full load over `--connections`, and the
 //     listener/floor ratio per round; reported as the median with min and max;
 //  2. with `--load N`: the same rounds again while N worker threads of this process spin (a busy machine);
 //  3. 500 req/s for `--fixed-duration` s: the listener's p50/p99 latency;
@@ -11,14 +11,15 @@
 //     connected: RSS once idle, then its peak (VmHWM) during 500 req/s.
 // Usage: npm run -s build && npx tsx scripts/bench-webhooks.ts [--rounds 5] [--duration 5] [--connections 50]
 //   [--load 2] [--fixed-duration 10] [--mcp-servers 10] [--cpu-prof DIR] [--intake-only] [--smoke] [--json FILE]
-// `--intake-only`: phases 1 and 2 only (profiling, or comparing changes).
+// `--intake-only`: phases 1 and 2 only (profiling, or comparing changes). `--cpu-prof DIR`: the floor
+// and the listener both write a profile per round (both carry the profiler's cost).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import {
-  BENCH_SECRET, benchArgs, benchConfig, benchRequests, formatSpread, peakRssMb, report, repoRoot, requireBuild, rssMb, spread, startGatewayProcess, waitFor, type BenchRow,
+  BENCH_SECRET, benchArgs, benchConfig, benchRequests, formatSpread, loadAverage, peakRssMb, report, repoRoot, requireBuild, rssMb, spread, startGatewayProcess, waitFor, type BenchRow,
 } from './bench-lib.js';
 
 const args = benchArgs();
@@ -33,10 +34,15 @@ const profileDir = args.text('cpu-prof');
 const intakeOnly = args.flag('intake-only');
 requireBuild();
 
-/** The floor: raw body, HMAC check with timingSafeEqual, 202. Nothing else. */
+/**
+ * The floor: raw body, HMAC check with timingSafeEqual, 202. Nothing else. Run like the listener: a
+ * fresh process each round, no NODE_OPTIONS, the same extra node flags (--cpu-prof: both profiled),
+ * Fastify's default server options (keep-alive, timeouts, body limit) as the listener has them.
+ */
 const floorChild = `
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import Fastify from 'fastify';
+process.on('SIGTERM', () => process.exit(0)); // a clean exit writes the --cpu-prof profile
 const app = Fastify({ logger: false });
 app.register(async (scope) => {
   scope.removeAllContentTypeParsers();
@@ -52,8 +58,10 @@ await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write('URL http://127.0.0.1:' + app.server.address().port + '\\n');
 `;
 
-function startFloor(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', floorChild], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+function startFloor(nodeArgs: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.NODE_OPTIONS; // as for the listener (startGatewayProcess)
+  const child = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', floorChild], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -93,32 +101,40 @@ function busy(count: number): Worker[] {
   return Array.from({ length: count }, () => new Worker('for (;;) {}', { eval: true }));
 }
 
-/** Alternating rounds: floor then a fresh listener; accepted req/s of each and their ratio. */
+/** Stops the floor; with --cpu-prof, cleanly (the profile is written on exit). */
+async function stopFloor(floor: { child: ChildProcess }): Promise<void> {
+  const exited = new Promise<void>((resolve) => floor.child.once('exit', () => resolve()));
+  if (floor.child.exitCode === null && floor.child.signalCode === null) floor.child.kill(profileDir ? 'SIGTERM' : 'SIGKILL');
+  await exited;
+}
+
+/** Alternating rounds: a fresh floor then a fresh listener, each warmed up alike; accepted req/s of each and their ratio. */
 async function intakeRounds(label: string): Promise<BenchRow[]> {
-  const floor = await startFloor();
+  const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const floorRates: number[] = [];
   const listenerRates: number[] = [];
   const floorCpu: number[] = [];
   const listenerCpu: number[] = [];
-  try {
-    for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < rounds; round++) {
+    const floor = await startFloor(nodeArgs);
+    try {
       await load(floor.url, { duration: 1, connections: 10 }); // warm-up
       const floorRound = await measured(floor.url, floor.child.pid!);
       floorRates.push(floorRound.rate);
       floorCpu.push(floorRound.cpuUs);
-      const listener = await startGatewayProcess(benchConfig(), profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []);
-      try {
-        await load(listener.url, { duration: 1, connections: 10 });
-        const listenerRound = await measured(listener.url, listener.child.pid!);
-        listenerRates.push(listenerRound.rate);
-        listenerCpu.push(listenerRound.cpuUs);
-      } finally {
-        await listener.stop({ kill: !profileDir }); // its backlog is nobody's concern; a profile needs a clean exit
-      }
-      process.stderr.write(`${label} round ${round + 1}: floor ${floorRates.at(-1)!.toFixed(0)}, listener ${listenerRates.at(-1)!.toFixed(0)} req/s; CPU per request floor ${floorCpu.at(-1)!.toFixed(0)}, listener ${listenerCpu.at(-1)!.toFixed(0)} µs\n`);
+    } finally {
+      await stopFloor(floor);
     }
-  } finally {
-    floor.child.kill('SIGKILL');
+    const listener = await startGatewayProcess(benchConfig(), nodeArgs);
+    try {
+      await load(listener.url, { duration: 1, connections: 10 });
+      const listenerRound = await measured(listener.url, listener.child.pid!);
+      listenerRates.push(listenerRound.rate);
+      listenerCpu.push(listenerRound.cpuUs);
+    } finally {
+      await listener.stop({ kill: !profileDir }); // its backlog is nobody's concern; a profile needs a clean exit
+    }
+    process.stderr.write(`${label} round ${round + 1}: floor ${floorRates.at(-1)!.toFixed(0)}, listener ${listenerRates.at(-1)!.toFixed(0)} req/s; CPU per request floor ${floorCpu.at(-1)!.toFixed(0)}, listener ${listenerCpu.at(-1)!.toFixed(0)} µs; load average ${loadAverage()}\n`);
   }
   const ratios = listenerRates.map((rate, index) => (rate / floorRates[index]!) * 100);
   return [

@@ -64,15 +64,16 @@ function fromRow(row: Record<string, unknown> | undefined): DeliveryRecord | und
  */
 export function createDeliveryStore(store: Store) {
   const { db } = store;
-  // INDEXED BY: without statistics the planner picks the route index, a scan of the route's whole history.
-  // Replays carry their own ids (`<id>.replay-<n>`) and generated ids are unique, so neither matches.
   const insert = db.prepare(`INSERT INTO webhook_deliveries (route, delivery_id, event, headers, body, prompt, skills, target, target_extra, state, replay_of, received_at_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`);
-  // The idempotency check and the insert as one statement (one call into SQLite per accept): no row
-  // is inserted when the route accepted this delivery id after the given time.
-  const insertUnseen = db.prepare(`INSERT INTO webhook_deliveries (route, delivery_id, event, headers, body, prompt, skills, target, target_extra, state, replay_of, received_at_ms)
-    SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'queued', ?10, ?11
-    WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries INDEXED BY webhook_deliveries_delivery WHERE delivery_id = ?2 AND route = ?1 AND received_at_ms > ?12)`);
+  // The idempotency check: has the route accepted this delivery id after the given time? Run before a
+  // plain insert in the same write transaction (one statement writes). Not as one INSERT ... SELECT ...
+  // WHERE NOT EXISTS: reading the table it inserts into, SQLite copies the row through a temporary
+  // table first, which cost more than this second call (about 3 of 13 µs per accept).
+  // INDEXED BY: without statistics the planner picks the route index, a scan of the route's whole history.
+  // Replays carry their own ids (`<id>.replay-<n>`) and generated ids are unique, so neither matches.
+  const seen = db.prepare(`SELECT 1 AS seen FROM webhook_deliveries INDEXED BY webhook_deliveries_delivery
+    WHERE delivery_id = ? AND route = ? AND received_at_ms > ? LIMIT 1`);
   // One statement: the oldest queued row becomes running and comes back (no separate read, no race).
   // `id = (subquery)`, not `id IN (subquery ... LIMIT n)`: SQLite runs the IN form with RETURNING about
   // 30 times slower (80 µs against 2.5 µs here), even when nothing is queued.
@@ -98,9 +99,11 @@ export function createDeliveryStore(store: Store) {
   const insertRow = (row: NewDelivery): number => Number(insert.run(...values(row)).lastInsertRowid);
 
   const acceptOne = (row: NewDelivery, dedupWindowMs?: number): AcceptOutcome => {
-    if (dedupWindowMs === undefined) return { kind: 'accepted', seq: insertRow(row) };
-    const result = insertUnseen.run(...values(row), row.receivedAtMs - dedupWindowMs);
-    return result.changes === 0 ? { kind: 'duplicate' } : { kind: 'accepted', seq: Number(result.lastInsertRowid) };
+    if (dedupWindowMs !== undefined && seen.get(row.deliveryId, row.route, row.receivedAtMs - dedupWindowMs) !== undefined) return { kind: 'duplicate' };
+    // The arguments written out (no values array spread per accept); no skills or extra is the usual case.
+    const result = insert.run(row.route, row.deliveryId, row.event, JSON.stringify(row.headers), row.body, row.prompt,
+      row.skills.length === 0 ? '[]' : JSON.stringify(row.skills), row.target, jsonObjectText(row.targetExtra), row.replayOf ?? null, row.receivedAtMs);
+    return { kind: 'accepted', seq: Number(result.lastInsertRowid) };
   };
 
   return {
@@ -175,3 +178,8 @@ export function createDeliveryStore(store: Store) {
 }
 
 export type DeliveryStore = ReturnType<typeof createDeliveryStore>;
+
+function jsonObjectText(value: object): string {
+  for (const key in value) if (Object.hasOwn(value, key)) return JSON.stringify(value);
+  return '{}';
+}

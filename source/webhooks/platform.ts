@@ -11,7 +11,7 @@ import { subscriptionRoute, type ResolvedRoute, type ResolvedWebhooks } from './
 import { createIntakeSummary } from './intake-summary.js';
 import { createRateLimiter } from './rate-limit.js';
 import { createRunQueue, type RunQueueDeps } from './run-queue.js';
-import { buildWebhookServer, type IntakeInput, type WebhookServerDeps } from './server.js';
+import { buildWebhookServer, type AcceptResult, type IntakeInput, type WebhookServerDeps } from './server.js';
 import { createTemplateCache, renderExtra, renderPrompt } from './template.js';
 import { testRequest } from './test-request.js';
 import type { WebhookRequestRecord } from './types.js';
@@ -58,8 +58,26 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   };
 
   const compiled = createTemplateCache();
-  const accept = async (input: IntakeInput) => {
-    const receivedAtMs = now();
+  const notifyQueue = () => queue.notify();
+  // Which commit a 202 waits for. At a steady rate (the last turn accepted at most one) the turn's
+  // first accept commits at once, so its 202 does not wait for the rest of the turn. Under a flood
+  // every accept of a turn shares the turn's one commit: a commit of its own for the first accept
+  // of each turn wrote the table's and the indexes' last pages twice a turn.
+  let acceptsThisTurn = 0;
+  let acceptsLastTurn = 0;
+  const endTurn = () => {
+    acceptsLastTurn = acceptsThisTurn;
+    acceptsThisTurn = 0;
+  };
+  const commitOf = (): Promise<void> => {
+    acceptsThisTurn += 1;
+    if (acceptsThisTurn > 1) return deliveries.committed();
+    setImmediate(endTurn);
+    return acceptsLastTurn <= 1 ? deliveries.acceptCommitted() : deliveries.committed();
+  };
+  /** The commit the queue was last told to wait for: one notify per commit, not per accept. */
+  let notifyAfter: Promise<void> | undefined;
+  const accept = (input: IntakeInput): AcceptResult => {
     const outcome = deliveries.accept({
       route: input.route.name,
       deliveryId: input.deliveryId,
@@ -70,12 +88,14 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
       skills: input.route.skills,
       target: input.route.deliver,
       targetExtra: renderExtra(input.route.deliverExtra, input.payload),
-      receivedAtMs,
+      receivedAtMs: now(),
     }, input.dedup ? settings.idempotencyTtlMs : undefined);
-    // The 202 waits for the commit: at once for the turn's first accept, else shared by the turn's writes.
-    await deliveries.acceptCommitted();
-    if (outcome.kind === 'accepted') queue.notify();
-    return outcome;
+    const committed = commitOf();
+    if (outcome.kind === 'accepted' && notifyAfter !== committed) {
+      notifyAfter = committed;
+      committed.then(notifyQueue, () => undefined); // a failed commit is answered by the server (503)
+    }
+    return { kind: outcome.kind, committed };
   };
 
   const summary = createIntakeSummary({ logger, now });

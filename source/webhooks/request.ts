@@ -8,8 +8,10 @@ export type BodyResult = { ok: true; value: Record<string, unknown> } | { ok: fa
  * GitHub's form encoding with the JSON in its `payload` field. Anything else is a reason, not an exception.
  */
 export function parseBody(contentType: string | undefined, raw: Buffer | undefined): BodyResult {
-  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   const text = raw?.toString('utf8') ?? '';
+  // What nearly every sender sends: no split, trim and lowercase copies of the header.
+  if (contentType === 'application/json') return jsonObject(text, 'body');
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type)) return jsonObject(text, 'body');
   if (type === 'application/x-www-form-urlencoded') {
     const payload = new URLSearchParams(text).get('payload');
@@ -73,13 +75,14 @@ export function eventOfPayload(payload: Record<string, unknown> | undefined): st
   return 'unknown';
 }
 
-/** `X-GitHub-Delivery`, `X-Request-ID`, `webhook-id`; else deliveryIdFrom generates one, and then no deduplication (spec 6.5). */
+/** `X-GitHub-Delivery`, `X-Request-ID`, `webhook-id`; else generatedDeliveryId() makes one, and then no deduplication (spec 6.5). */
 export function givenDeliveryIdOf(headers: HeaderBag): string | undefined {
   return header(headers, 'x-github-delivery') || header(headers, 'x-request-id') || header(headers, 'webhook-id');
 }
 
-export function deliveryIdFrom(given: string | undefined): { id: string; fromSender: boolean } {
-  return given ? { id: given, fromSender: true } : { id: `gen-${randomUUID()}`, fromSender: false };
+/** The id of a request that carries none (never deduplicated). */
+export function generatedDeliveryId(): string {
+  return `gen-${randomUUID()}`;
 }
 
 /** Headers kept with a delivery. Never the signature or GitLab's token (that one is the secret itself). */

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ResolvedRoute } from './config.js';
 import { clientErrorHandler, errorBody, frameworkErrors, installErrorResponses } from './error-responses.js';
 import type { RateLimiter } from './rate-limit.js';
-import { deliveryIdFrom, eventHeader, eventOfPayload, givenDeliveryIdOf, parseBody, selectHeaders } from './request.js';
+import { eventHeader, eventOfPayload, generatedDeliveryId, givenDeliveryIdOf, parseBody, selectHeaders } from './request.js';
 import { header, verifyRequest } from './signature.js';
 import type { RequestOutcome, WebhookRequestRecord } from './types.js';
 import { StoreUnavailableError } from '../store/store-fault.js';
@@ -34,14 +34,23 @@ export interface WebhookServerDeps {
   /** Static routes first, then subscriptions; read per request so new subscriptions are served at once. */
   findRoute(name: string): ResolvedRoute | undefined;
   rateLimiter: RateLimiter;
-  /** Persists and enqueues (before the 202 goes out), or reports a duplicate. */
-  accept(input: IntakeInput): Promise<{ kind: 'accepted' } | { kind: 'duplicate' }>;
-  /** Called once per request from the onResponse hook, whatever the outcome. */
+  /**
+   * Persists and enqueues, or finds a duplicate, in the store's open commit group; the answer waits
+   * for `committed` (one promise for the accepts that share a commit). Throws when the store cannot write.
+   */
+  accept(input: IntakeInput): AcceptResult;
+  /** Called once per answered request, whatever the outcome. */
   onOutcome(record: WebhookRequestRecord): void;
   /** GET /health's body; `unavailable` answers 503 (a load balancer stops sending). */
   health?: () => { status: 'ok' | 'degraded' | 'unavailable' };
   /** GET /metrics (Prometheus text), when the config turns it on. */
   metrics?: { render(): Promise<{ contentType: string; text: string }> };
+}
+
+export interface AcceptResult {
+  kind: 'accepted' | 'duplicate';
+  /** Settles once the delivery (or the one it duplicates) is committed; rejects if that commit failed. */
+  committed: Promise<void>;
 }
 
 interface RequestState {
@@ -54,6 +63,8 @@ interface RequestState {
   givenDeliveryId: string | undefined;
   outcome?: RequestOutcome;
   reason?: string;
+  /** The body of the 202 (or duplicate 200), sent once the commit settles. */
+  answer?: string;
 }
 
 declare module 'fastify' {
@@ -62,15 +73,25 @@ declare module 'fastify' {
   }
 }
 
+/** What the route's handlers share: the deps, how an answer is recorded, and the replies waiting on a commit. */
+interface Intake {
+  deps: WebhookServerDeps;
+  wait: CommitWaiters;
+}
+
 /**
  * The webhook platform's HTTP surface. Never listens by itself: the gateway (or a test's inject())
  * drives it. Checks run in the documented order: route 404, size 413, auth 401, rate 429,
- * body 400/415, event filter (ignored), idempotency (duplicate), then 202.
+ * body 400/415, event filter (ignored), idempotency (duplicate), then 202. Each answer is recorded
+ * (deps.onOutcome) where it is sent: no onResponse hook, so Fastify runs no hook chain after a reply.
  */
 export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
+  const componentLogger = deps.logger.child({ component: 'webhook' }, { level: 'warn' }) as FastifyBaseLogger;
   const app = Fastify({
-    // Fastify's own lines are warnings and errors only; request outcomes are logged by our hook.
-    loggerInstance: deps.logger.child({ component: 'webhook' }, { level: 'warn' }) as FastifyBaseLogger,
+    // Fastify's own lines are warnings and errors only; request outcomes are logged by deps.onOutcome.
+    loggerInstance: componentLogger,
+    // No pino child per request (Fastify builds one otherwise): request.log is the component's logger.
+    childLoggerFactory: () => componentLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.maxBodyBytes,
     clientErrorHandler: clientErrorHandler(deps.onOutcome, deps.now),
@@ -90,52 +111,23 @@ export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
     });
   }
   app.decorateRequest('webhook', null);
+  const intake: Intake = {
+    deps,
+    wait: createCommitWaiters((reply) => {
+      const state = reply.request.webhook!;
+      reply.code(state.outcome === 'accepted' ? 202 : 200).type(JSON_TYPE).send(state.answer);
+      recordOutcome(deps, reply);
+    }),
+  };
 
   app.register(async (scope) => {
     // Raw bytes for every content type: the signature covers the body exactly as sent.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBodyBytes }, (_request, body, done) => done(null, body));
-
-    // Callback hooks, not async ones: no promise and no extra microtask per request (a sync throw is
-    // handled by Fastify the same way as a rejection).
-    scope.addHook('onResponse', (request, reply, done) => {
-      const state = request.webhook;
-      if (!state) return done();
-      deps.onOutcome({
-        route: state.route,
-        event: state.event,
-        deliveryId: state.deliveryId,
-        outcome: state.outcome ?? outcomeOfStatus(reply.statusCode),
-        status: reply.statusCode,
-        latencyMs: Math.round(reply.elapsedTime * 100) / 100,
-        ...(state.reason ? { reason: state.reason } : {}),
-        atMs: deps.now(),
-      });
-      done();
+    scope.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
+      answerError(deps, error, request, reply);
+      recordOutcome(deps, reply);
     });
-
-    scope.setErrorHandler(async (error: Error & { code?: string; statusCode?: number }, request, reply) => {
-      const state = request.webhook;
-      const route = state?.route;
-      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) {
-        if (state) state.outcome = 'too_large';
-        return reply.code(413).send(errorBody('Payload too large', tooLargeMessage(route, deps.maxBodyBytes), route));
-      }
-      if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-        if (state) Object.assign(state, { outcome: 'bad_request', reason: error.message });
-        return reply.code(400).send(errorBody(`Bad request: ${error.message}`, `Route "${route}": the request was refused: ${error.message}`, route));
-      }
-      if (error instanceof StoreUnavailableError) {
-        // Nothing was accepted: the sender retries (GitHub and GitLab show the 503 and let one redeliver).
-        if (state) Object.assign(state, { outcome: 'error', reason: error.message });
-        reply.header('retry-after', String(error.retryAfterSeconds));
-        return reply.code(503).send(errorBody('Service unavailable', `Route "${route}": not accepted, ${error.message}; retry after ${error.retryAfterSeconds} s`, route));
-      }
-      if (state) Object.assign(state, { outcome: 'error', reason: error.message });
-      request.log.error({ err: error, route }, 'Webhook request failed');
-      return reply.code(500).send(errorBody('Internal error', `Route "${route}": the listener failed on this request; see logs/gateway.log`, route));
-    });
-
     scope.post<{ Params: { name: string } }>('/webhooks/:name', {
       onRequest: (request, reply, done) => {
         const name = request.params.name;
@@ -145,17 +137,23 @@ export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
         request.webhook = state;
         state.resolved = deps.findRoute(name);
         // A refusal answers here and does not call done(): the request goes no further.
-        if (!state.resolved) return void refuse(reply, state, 'unknown_route', 404, `Unknown route: ${state.route}`, `No static route or subscription is named "${state.route}"; see: switchboard webhook list`);
+        if (!state.resolved) return refuse(deps, reply, state, 'unknown_route', 404, `Unknown route: ${state.route}`, `No static route or subscription is named "${state.route}"; see: switchboard webhook list`);
         const length = Number(request.headers['content-length']);
-        if (Number.isFinite(length) && length > deps.maxBodyBytes) return void refuse(reply, state, 'too_large', 413, 'Payload too large', tooLargeMessage(state.route, deps.maxBodyBytes));
+        if (Number.isFinite(length) && length > deps.maxBodyBytes) return refuse(deps, reply, state, 'too_large', 413, 'Payload too large', tooLargeMessage(state.route, deps.maxBodyBytes));
         done();
       },
-    }, async (request, reply) => handle(deps, request, reply));
+    }, (request, reply) => {
+      handle(intake, request, reply);
+    });
   });
   return app;
 }
 
-async function handle(deps: WebhookServerDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+/**
+ * Synchronous up to the accept; the answer goes out once its commit settles (createCommitWaiters).
+ * A throw (the store cannot take the write) reaches the error handler.
+ */
+function handle({ deps, wait }: Intake, request: FastifyRequest, reply: FastifyReply): void {
   const state = request.webhook!;
   const route = state.resolved!;
   const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -163,44 +161,112 @@ async function handle(deps: WebhookServerDeps, request: FastifyRequest, reply: F
   if (!route.insecure) {
     const auth = verifyRequest(request.headers, raw, route.secrets, deps.now());
     // The reason is logged, never sent: it would tell a forger what to fix.
-    if (!auth.ok) return refuse(reply, state, 'unauthorized', 401, 'Invalid signature', `Route "${route.name}": the request's signature or token does not verify with the route's secret`, auth.reason);
+    if (!auth.ok) return refuse(deps, reply, state, 'unauthorized', 401, 'Invalid signature', `Route "${route.name}": the request's signature or token does not verify with the route's secret`, auth.reason);
   }
   const rate = deps.rateLimiter.check(route.name, route.rateLimit);
   if (!rate.ok) {
     reply.header('retry-after', String(rate.retryAfterSeconds));
     const why = `more than ${route.rateLimit} requests in 60 s`;
-    return refuse(reply, state, 'rate_limited', 429, 'Rate limit exceeded', `Route "${route.name}": ${why}; retry after ${rate.retryAfterSeconds} s`, why);
+    return refuse(deps, reply, state, 'rate_limited', 429, 'Rate limit exceeded', `Route "${route.name}": ${why}; retry after ${rate.retryAfterSeconds} s`, why);
   }
   const body = parseBody(header(request.headers, 'content-type'), raw);
-  if (!body.ok) return refuse(reply, state, body.status === 415 ? 'unsupported_type' : 'bad_request', body.status, body.reason, `Route "${route.name}": ${body.reason}`);
+  if (!body.ok) return refuse(deps, reply, state, body.status === 415 ? 'unsupported_type' : 'bad_request', body.status, body.reason, `Route "${route.name}": ${body.reason}`);
 
   const event = state.headerEvent || eventOfPayload(body.value);
-  const delivery = deliveryIdFrom(state.givenDeliveryId);
+  const given = state.givenDeliveryId;
+  const deliveryId = given || generatedDeliveryId();
   state.event = event;
-  state.deliveryId = delivery.id;
+  state.deliveryId = deliveryId;
   // GitHub's connectivity `ping` (sent when a hook is registered) is ignored unless listed, even on
   // a route that accepts every event (spec 6.2): registering a hook should not start an agent run.
   const listed = route.events.length === 0 ? event !== 'ping' : route.events.includes(event);
   if (!listed) {
     state.outcome = 'ignored';
-    return reply.code(200).send({ status: 'ignored', event });
+    reply.code(200).send({ status: 'ignored', event });
+    return recordOutcome(deps, reply);
   }
-  const result = await deps.accept({ route, event, deliveryId: delivery.id, dedup: delivery.fromSender, headers: selectHeaders(request.headers), rawBody: raw, payload: body.value });
-  if (result.kind === 'duplicate') {
-    state.outcome = 'duplicate';
-    return reply.code(200).send({ status: 'duplicate', delivery_id: delivery.id });
-  }
-  state.outcome = 'accepted';
+  // A generated id is unique: nothing to deduplicate on (spec 6.5).
+  const result = deps.accept({ route, event, deliveryId, dedup: !!given, headers: selectHeaders(request.headers), rawBody: raw, payload: body.value });
+  state.outcome = result.kind;
   // Built as text: the same JSON as the object, without the serializer's per-reply work.
-  const accepted = `{"status":"accepted","route":${JSON.stringify(route.name)},"event":${JSON.stringify(event)},"delivery_id":${JSON.stringify(delivery.id)}}`;
-  return reply.code(202).type(JSON_TYPE).send(accepted);
+  state.answer = result.kind === 'accepted'
+    ? `{"status":"accepted","route":${JSON.stringify(route.name)},"event":${JSON.stringify(event)},"delivery_id":${JSON.stringify(deliveryId)}}`
+    : `{"status":"duplicate","delivery_id":${JSON.stringify(deliveryId)}}`;
+  wait(result.committed, reply);
 }
 
 /** `message` goes to the sender; `reason` (default: the message) to the log and the console. */
-function refuse(reply: FastifyReply, state: RequestState, outcome: RequestOutcome, status: number, error: string, message: string, reason?: string): FastifyReply {
+function refuse(deps: WebhookServerDeps, reply: FastifyReply, state: RequestState, outcome: RequestOutcome, status: number, error: string, message: string, reason?: string): void {
   state.outcome = outcome;
   state.reason = reason ?? message;
-  return reply.code(status).send(errorBody(error, message, state.route));
+  reply.code(status).send(errorBody(error, message, state.route));
+  recordOutcome(deps, reply);
+}
+
+function answerError(deps: WebhookServerDeps, error: Error & { code?: string; statusCode?: number }, request: FastifyRequest, reply: FastifyReply): void {
+  const state = request.webhook;
+  const route = state?.route;
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) {
+    if (state) state.outcome = 'too_large';
+    reply.code(413).send(errorBody('Payload too large', tooLargeMessage(route, deps.maxBodyBytes), route));
+  } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    if (state) Object.assign(state, { outcome: 'bad_request', reason: error.message });
+    reply.code(400).send(errorBody(`Bad request: ${error.message}`, `Route "${route}": the request was refused: ${error.message}`, route));
+  } else if (error instanceof StoreUnavailableError) {
+    // Nothing was accepted: the sender retries (GitHub and GitLab show the 503 and let one redeliver).
+    if (state) Object.assign(state, { outcome: 'error', reason: error.message });
+    reply.header('retry-after', String(error.retryAfterSeconds));
+    reply.code(503).send(errorBody('Service unavailable', `Route "${route}": not accepted, ${error.message}; retry after ${error.retryAfterSeconds} s`, route));
+  } else {
+    if (state) Object.assign(state, { outcome: 'error', reason: error.message });
+    request.log.error({ err: error, route }, 'Webhook request failed');
+    reply.code(500).send(errorBody('Internal error', `Route "${route}": the listener failed on this request; see logs/gateway.log`, route));
+  }
+}
+
+type CommitWaiters = (committed: Promise<void>, reply: FastifyReply) => void;
+
+/**
+ * Replies waiting on a commit, answered together when it settles: one callback per commit (the
+ * accepts of an event-loop turn share one) instead of a promise chain per request. A failed commit
+ * goes to each reply's error handler (503 when the store cannot write).
+ */
+function createCommitWaiters(answer: (reply: FastifyReply) => void): CommitWaiters {
+  let current: { committed: Promise<void>; replies: FastifyReply[]; settled: boolean } | undefined;
+  return (committed, reply) => {
+    if (current && current.committed === committed && !current.settled) {
+      current.replies.push(reply);
+      return;
+    }
+    const batch = { committed, replies: [reply], settled: false };
+    current = batch;
+    committed.then(() => {
+      batch.settled = true;
+      for (const waiting of batch.replies) {
+        try {
+          answer(waiting);
+        } catch (error) {
+          waiting.send(error);
+        }
+      }
+    }, (error: unknown) => {
+      batch.settled = true;
+      const failure = error instanceof Error ? error : new Error(String(error));
+      for (const waiting of batch.replies) waiting.send(failure);
+    });
+  };
+}
+
+/** The request's record, once its answer is sent (the same fields and order as always). */
+function recordOutcome(deps: WebhookServerDeps, reply: FastifyReply): void {
+  const state = reply.request.webhook;
+  if (!state) return;
+  const status = reply.statusCode;
+  const outcome = state.outcome ?? outcomeOfStatus(status);
+  const latencyMs = Math.round(reply.elapsedTime * 100) / 100;
+  deps.onOutcome(state.reason
+    ? { route: state.route, event: state.event, deliveryId: state.deliveryId, outcome, status, latencyMs, reason: state.reason, atMs: deps.now() }
+    : { route: state.route, event: state.event, deliveryId: state.deliveryId, outcome, status, latencyMs, atMs: deps.now() });
 }
 
 function tooLargeMessage(route: string | undefined, maxBodyBytes: number): string {

@@ -17,15 +17,26 @@ export type HeaderBag = Record<string, string | string[] | undefined>;
  * replayed good one. Never throws: garbage, over-long or non-ASCII values are a refusal like any other mismatch.
  */
 export function verifyRequest(headers: HeaderBag, rawBody: Buffer, secrets: readonly string[], nowMs: number): AuthResult {
-  const results: AuthResult[] = [];
+  // The first failure in this order refuses; else the first scheme that verified. No array per request.
+  let verified: AuthResult | undefined;
   const github = header(headers, 'x-hub-signature-256');
-  if (github !== undefined) results.push(verifyGithub(github, rawBody, secrets));
+  if (github !== undefined) {
+    verified = verifyGithub(github, rawBody, secrets);
+    if (!verified.ok) return verified;
+  }
   const gitlab = header(headers, 'x-gitlab-token');
-  if (gitlab !== undefined) results.push(verifyToken(gitlab, secrets));
+  if (gitlab !== undefined) {
+    const result = verifyToken(gitlab, secrets);
+    if (!result.ok) return result;
+    verified ??= result;
+  }
   const standard = header(headers, 'webhook-signature');
-  if (standard !== undefined) results.push(verifyStandard(headers, standard, rawBody, secrets, nowMs));
-  if (results.length === 0) return { ok: false, reason: 'no signature header (X-Hub-Signature-256, X-Gitlab-Token or webhook-signature)' };
-  return results.find((result) => !result.ok) ?? results[0]!;
+  if (standard !== undefined) {
+    const result = verifyStandard(headers, standard, rawBody, secrets, nowMs);
+    if (!result.ok) return result;
+    verified ??= result;
+  }
+  return verified ?? { ok: false, reason: 'no signature header (X-Hub-Signature-256, X-Gitlab-Token or webhook-signature)' };
 }
 
 /** `sha256=` and 64 lowercase hex digits: the only shape GitHub sends (and the only one that ever matched). */

@@ -68,7 +68,13 @@ export function createTemplateCache(limit = 256) {
  * a number or boolean it resolves to (`"{number}"` -> 42).
  */
 export function renderExtra(extra: DeliverExtra, payload: unknown): DeliverExtra {
+  if (!hasKeys(extra)) return {}; // most routes have none: no entries copied, mapped and rebuilt per request
   return Object.fromEntries(Object.entries(extra).map(([key, value]) => [key, typeof value === 'string' ? renderExtraValue(value, payload) : value]));
+}
+
+function hasKeys(value: object): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
 }
 
 function renderExtraValue(template: string, payload: unknown): string | number | boolean {

@@ -9,7 +9,7 @@ describe('the webhook server has no route schemas', () => {
   it('never loads Ajv or fast-json-stringify (their compilers cost about 50 ms of a gateway start)', async () => {
     const app = buildWebhookServer({
       logger: pino({ level: 'silent' }), maxBodyBytes: 1000, now: Date.now, findRoute: () => undefined, rateLimiter: createRateLimiter(),
-      accept: async () => ({ kind: 'accepted' }), onOutcome: () => {},
+      accept: () => ({ kind: 'accepted', committed: Promise.resolve() }), onOutcome: () => {},
     });
     await app.ready();
     const response = await app.inject({ method: 'POST', url: '/webhooks/nope', payload: '{}', headers: { 'content-type': 'application/json' } });
