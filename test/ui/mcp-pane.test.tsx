@@ -17,10 +17,10 @@ describe('MCP servers pane (1)', () => {
     const list = await waitForFrame(lastFrame, (f) => /fx\s+● ready\s+legacy\s+stdio\s+12 tools/.test(f), 20_000);
     expect(list).toContain(' 1 MCP ');
     stdin.write(keys.enter);
-    const details = await waitForFrame(lastFrame, (f) => f.includes('Tools (12):'));
+    // The stderr tail is read through operations after the view opens.
+    const details = await waitForFrame(lastFrame, (f) => f.includes('Tools (12):') && f.includes('fixture server starting (stdio)'));
     expect(details).toMatch(/mcp__fx__echo\s+\[read-only\]/);
     expect(details).toMatch(/mcp__fx__write_note\s*\n/);
-    expect(details).toContain('fixture server starting (stdio)');
     stdin.write(keys.escape);
     await waitForFrame(lastFrame, (f) => f.includes('12 tools'));
     stdin.write('l');
