@@ -23,7 +23,10 @@ export function HelpOverlay({ width, height }: { width: number; height: number }
     { text: 'Keys', bold: true },
     ...Array.from({ length: rows }, (_unused, row) => ({ text: Array.from({ length: columns }, (_none, at) => line(keymap[at * rows + row])).join('').trimEnd() })),
     { text: 'Commands', bold: true },
-    ...slashCommands.filter((command) => command.name !== 'help').map((command) => ({ text: `${column(command.usage, 26)} ${command.description}` })),
+    // A command whose description does not fit beside it gets it on the next line, indented (it wraps there).
+    ...slashCommands.filter((command) => command.name !== 'help').flatMap((command) => (command.usage.length <= 26 && 27 + command.description.length <= inner
+      ? [{ text: `${column(command.usage, 26)} ${command.description}` }]
+      : [{ text: command.usage }, { text: `    ${command.description}` }])),
   ];
   return (
     <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.accent} paddingX={1} width={width} height={height}>
