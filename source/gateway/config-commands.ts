@@ -9,7 +9,7 @@ import type { ConfigFile } from '../config/types.js';
 import type { ConfigIssue } from '../config/validate.js';
 import { readConfigFile, writeConfigFile } from '../infra/config-file.js';
 import type { McpReloadResult } from '../mcp/manager.js';
-import type { AuditLog } from '../store/audit.js';
+import type { AuditBackend } from '../store/async-domains.js';
 import { resolveWebhooks, type ResolvedRoute } from '../webhooks/config.js';
 import { checkConfig } from './check-config.js';
 import type { GatewayEvents } from './events.js';
@@ -54,7 +54,7 @@ export interface ConfigCommandDeps {
   /** The config in effect; null in a CLI process whose config.json does not pass the check yet (`config set` fixes it). */
   initial: ResolvedConfig | null;
   logger: Logger;
-  audit: AuditLog;
+  audit: Pick<AuditBackend, 'record'>;
   events: Pick<GatewayEvents, 'emit'>;
   mcp: { reload(): Promise<McpReloadResult> };
   /** The running webhook platform, or null when it is disabled (routes then need a restart). */
@@ -112,7 +112,7 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
       routes: routesChanged && routes && deps.webhooks ? deps.webhooks.replaceRoutes(routes) : null,
     };
     if (changed.length > 0) {
-      deps.audit.record(by, 'config.changed', changed.join(', '));
+      void deps.audit.record(by, 'config.changed', changed.join(', ')).catch(() => {}); // kept by the store; a lost line never fails a change
       deps.logger.info(`config.json changed (${changed.join(', ')})${applied.restartNeeded.length > 0 ? `; needs a restart: ${applied.restartNeeded.join(', ')}` : ''}`);
       deps.events.emit('config.changed', { changed, restartNeeded: applied.restartNeeded });
     }

@@ -15,7 +15,7 @@ import { createMcpComponent, type McpCommands, type McpSnapshot } from '../mcp/g
 import { createCronjobTool } from '../scheduler/cronjob-tool.js';
 import { createJobsDomain } from '../scheduler/jobs-domain.js';
 import type { JobsCore, SchedulerSnapshot } from '../scheduler/scheduler.js';
-import { createAuditLog } from '../store/audit.js';
+import { sqliteBackends, type StoreBackends } from '../store/async-domains.js';
 import { createRunStore, type RunRow } from '../store/runs.js';
 import type { Store } from '../store/database.js';
 import { resolveWebhooks } from '../webhooks/config.js';
@@ -35,6 +35,8 @@ import { listen, listenerUrl } from './webhook-listener.js';
 export interface GatewayDeps {
   config: ResolvedConfig;
   store: Store;
+  /** The store's domains; SQLite's (over `store`) unless given (PostgreSQL in cluster mode). */
+  backends?: StoreBackends;
   logger: Logger;
   now?: () => number;
   pid?: number;
@@ -130,7 +132,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const pid = deps.pid ?? process.pid;
   const { config, logger } = deps;
   const events = createGatewayEvents();
-  const audit = createAuditLog(deps.store, now);
+  const backends = deps.backends ?? sqliteBackends(deps.store, now);
+  const audit = backends.audit;
   const runRecords = createRunStore(deps.store);
   // Throws ConfigError for a model without its key or URL: refuse to start rather than fail every run.
   const agentStack = createAgentStack({
@@ -333,7 +336,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       }
       if (!webhookApp) logger.info('Webhook platform disabled (platforms.webhook.enabled is not true)');
       status = 'running';
-      audit.record('gateway', 'gateway.started', `pid ${pid}`);
+      void audit.record('gateway', 'gateway.started', `pid ${pid}`).catch(() => {});
       events.emit('gateway.started', { atMs: now(), pid });
     },
     async stop(reason = 'stop requested') {
@@ -342,7 +345,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       logger.info(`Gateway stopping: ${reason}`);
       await lifecycle.stop();
       status = 'stopped';
-      audit.record('gateway', 'gateway.stopped', reason);
+      void audit.record('gateway', 'gateway.stopped', reason).catch(() => {});
       events.emit('gateway.stopped', { atMs: now(), reason });
     },
     snapshot: () => {

@@ -72,7 +72,8 @@ export function createLocalOperations(home: HomeLayout, options: { version: stri
   const configOnce = (): ConfigCommands => {
     if (config) return config;
     const checked = checkConfig(loadOrCreateConfig(home).file, home);
-    const audit = createAuditLog(openStoreOnce());
+    const log = createAuditLog(openStoreOnce());
+    const audit = { record: async (source: string, kind: string, detail?: string) => log.record(source, kind, detail) };
     config = createConfigCommands({
       home, initial: checked.ok ? checked.resolved : null, logger, audit, events: { emit: () => false },
       mcp: { reload: async () => ({ added: [], removed: [], changed: [], unchanged: [], warnings: [] }) }, webhooks: null, live: () => false,

@@ -11,7 +11,7 @@ import { createSubscriptionStore, type SubscriptionStore } from './webhook-subsc
  * Step one of cluster mode (issue #19, docs/cluster.md): the store domains as asynchronous
  * operations, the shape every backend offers. It is derived from the SQLite domain itself, so the
  * PostgreSQL backend has to follow any change made there (the compiler says where). The gateway
- * does not use these yet: its domains still call SQLite synchronously.
+ * reaches its domains through these (`GatewayDeps.backends`).
  */
 export type AsyncDomain<T, Without extends keyof T = never> = {
   [K in Exclude<keyof T, Without>]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
@@ -43,7 +43,7 @@ function asynchronous<T extends object>(domain: T): AsyncDomain<T> {
 }
 
 /** The SQLite store's domains behind the asynchronous operations. */
-export function sqliteBackends(store: Store): StoreBackends {
+export function sqliteBackends(store: Store, now: () => number = Date.now): StoreBackends {
   const { committed, acceptCommitted: _acceptCommitted, ...deliveries } = createDeliveryStore(store);
   const sync = asynchronous(deliveries);
   return {
@@ -57,7 +57,7 @@ export function sqliteBackends(store: Store): StoreBackends {
       },
     },
     subscriptions: asynchronous(createSubscriptionStore(store)),
-    audit: asynchronous(createAuditLog(store)),
+    audit: asynchronous(createAuditLog(store, now)),
     approvals: asynchronous(createApprovalStore(store)),
     runs: asynchronous(createRunStore(store)),
     jobs: asynchronous(createJobStore(store)),

@@ -9,11 +9,11 @@ import { createPgDeliveryStore } from './webhook-deliveries.js';
 import { createPgSubscriptionStore } from './webhook-subscriptions.js';
 
 /** Every ported domain on one PostgreSQL store. */
-export function pgBackends(store: PgStore): StoreBackends {
+export function pgBackends(store: PgStore, now: () => number = Date.now): StoreBackends {
   return {
     deliveries: createPgDeliveryStore(store),
     subscriptions: createPgSubscriptionStore(store),
-    audit: createPgAuditLog(store),
+    audit: createPgAuditLog(store, now),
     approvals: createPgApprovalStore(store),
     runs: createPgRunStore(store),
     jobs: createPgJobStore(store),
