@@ -87,15 +87,15 @@ export interface Gateway {
   webhooks: Pick<WebhookPlatform, 'replay' | 'test' | 'find' | 'secretFor' | 'recent'> & {
     /** False while the platform is disabled in config.json. */
     enabled: boolean;
-    subscribe(request: SubscribeRequest): SubscriptionResult<Subscribed>;
-    unsubscribe(name: string): SubscriptionResult<{ name: string; shadowed: boolean }>;
+    subscribe(request: SubscribeRequest): Promise<SubscriptionResult<Subscribed>>;
+    unsubscribe(name: string): Promise<SubscriptionResult<{ name: string; shadowed: boolean }>>;
     /** Static routes and subscriptions with their URLs (null while the listener is not bound). */
-    routes(): WebhookRouteView[];
+    routes(): Promise<WebhookRouteView[]>;
     /**
      * Recorded deliveries per state (null while the platform is disabled). A count over the whole
      * history, so a command, not part of snapshot(), which the console reads on every frame.
      */
-    counts(): Record<DeliveryState, number> | null;
+    counts(): Promise<Record<DeliveryState, number> | null>;
   };
   /** config.json from the console: read, change one key, reread after $EDITOR; what changed is applied live where it can be. */
   config: ConfigCommands;
@@ -181,11 +181,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
   let metrics: GatewayMetrics | undefined;
   const startMetrics = async () => {
     const { createGatewayMetrics } = await import('./metrics.js');
-    metrics = createGatewayMetrics({ events, queueDepth: () => webhooks?.counts().queued ?? 0, mcpServers: () => mcp.commands.list() });
+    metrics = createGatewayMetrics({ events, queueDepth: async () => (await webhooks?.counts())?.queued ?? 0, mcpServers: () => mcp.commands.list() });
   };
   const metricsRoute = { render: async () => ({ contentType: metrics!.contentType, text: await metrics!.render() }) };
   const webhooks: WebhookPlatform | null = webhookSettings
-    ? createWebhookPlatform({ settings: webhookSettings, store: deps.store, logger, events, now, runAgent, deliver: deliveries.deliver, health, uncertainSend: (route, deliveryId) => deliveries.history?.uncertainFor(route, deliveryId), ...(webhookSettings.metrics ? { metrics: metricsRoute } : {}) })
+    ? createWebhookPlatform({ settings: webhookSettings, deliveries: backends.deliveries, subscriptions: backends.subscriptions, ...(backends.intake ? { intake: backends.intake } : {}), logger, events, now, runAgent, deliver: deliveries.deliver, health, uncertainSend: async (route, deliveryId) => deliveries.history?.uncertainFor(route, deliveryId), ...(webhookSettings.metrics ? { metrics: metricsRoute } : {}) })
     : null;
   const webhookApp = webhooks?.app ?? null;
   const configCommands = createConfigCommands({ home: config.home, initial: config, logger, audit, events, mcp: mcp.commands, webhooks, live: () => status === 'running' });
@@ -234,6 +234,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   ];
   if (webhooks && webhookApp) {
     // Before the listener, so stopping closes intake first, then cancels runs (queued again for the next start).
+    components.push({ name: 'webhook subscriptions', start: () => webhooks.start(), stop: () => webhooks.stop() });
     components.push({ name: 'webhook run queue', start: () => webhooks.queue.start(), stop: () => webhooks.queue.stop() });
     components.push({
       name: 'webhook listener',
@@ -269,33 +270,39 @@ export function createGateway(deps: GatewayDeps): Gateway {
     deliveries,
     mcp: mcp.commands,
     webhooks: {
-      replay: (deliveryId) => webhooks ? webhooks.replay(deliveryId) : { ok: false, reason: webhookDisabled },
+      replay: async (deliveryId) => webhooks ? webhooks.replay(deliveryId) : { ok: false, reason: webhookDisabled },
       test: async (route, input) => webhooks ? webhooks.test(route, input) : { ok: false, reason: webhookDisabled },
       enabled: webhooks !== null,
-      find: (deliveryId) => webhooks?.find(deliveryId),
-      recent: (options) => webhooks?.recent(options) ?? [],
-      secretFor: (route) => webhooks ? webhooks.secretFor(route) : { ok: false, reason: webhookDisabled },
-      counts: () => webhooks?.counts() ?? null,
-      subscribe: (request) => {
-        const result = webhooks ? subscribeWebhook(subscriptionDeps(webhooks), request) : disabled<Subscribed>();
-        if (result.ok) events.emit('webhook.routesChanged', { name: result.value.subscription.name, change: 'subscribed' });
+      find: async (deliveryId) => webhooks?.find(deliveryId),
+      recent: async (options) => webhooks?.recent(options) ?? [],
+      secretFor: async (route) => webhooks ? webhooks.secretFor(route) : { ok: false, reason: webhookDisabled },
+      counts: async () => webhooks?.counts() ?? null,
+      subscribe: async (request) => {
+        const result = webhooks ? await subscribeWebhook(subscriptionDeps(webhooks), request) : disabled<Subscribed>();
+        if (result.ok) {
+          await webhooks?.subscriptionsChanged();
+          events.emit('webhook.routesChanged', { name: result.value.subscription.name, change: 'subscribed' });
+        }
         return result;
       },
-      unsubscribe: (name) => {
-        const result = webhooks ? unsubscribeWebhook(subscriptionDeps(webhooks), name) : disabled<{ name: string; shadowed: boolean }>();
-        if (result.ok) events.emit('webhook.routesChanged', { name: result.value.name, change: 'unsubscribed' });
+      unsubscribe: async (name) => {
+        const result = webhooks ? await unsubscribeWebhook(subscriptionDeps(webhooks), name) : disabled<{ name: string; shadowed: boolean }>();
+        if (result.ok) {
+          await webhooks?.subscriptionsChanged();
+          events.emit('webhook.routesChanged', { name: result.value.name, change: 'unsubscribed' });
+        }
         return result;
       },
-      routes: () => {
+      routes: async () => {
         if (!webhooks) return [];
         const { static: fixed } = webhooks.routeNames();
         const url = (name: string) => `${webhookUrl ?? listenerUrl(config.webhook.host, config.webhook.port)}/webhooks/${encodeURIComponent(name)}`;
         return [
-          ...fixed.map((name) => webhooks.findRoute(name)!).map((route) => ({
+          ...fixed.map((name) => webhooks.staticRoute(name)!).map((route) => ({
             name: route.name, kind: 'static' as const, url: url(route.name), events: route.events, deliver: route.deliver, description: route.description ?? null,
             secrets: route.secrets, insecure: route.insecure, shadowed: false,
           })),
-          ...webhooks.subscriptions.list().map((s) => ({
+          ...(await webhooks.subscriptions.list()).map((s) => ({
             name: s.name, kind: 'subscription' as const, url: url(s.name), events: s.events, deliver: s.deliver, description: s.description,
             secrets: [s.secret], insecure: s.secret === 'INSECURE_NO_AUTH', shadowed: fixed.includes(s.name),
           })),

@@ -23,7 +23,7 @@ export interface GatewayMetrics {
 export function createGatewayMetrics(deps: {
   events: GatewayEvents;
   /** Accepted webhook deliveries waiting for a run slot. */
-  queueDepth: () => number;
+  queueDepth: () => Promise<number>;
   mcpServers: () => ReadonlyArray<Pick<McpServerState, 'name' | 'status'>>;
 }): GatewayMetrics {
   const registry = new Registry();
@@ -35,7 +35,7 @@ export function createGatewayMetrics(deps: {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
   });
   const deliveries = new Counter({ name: 'switchboard_output_deliveries_total', help: 'Outputs delivered to a target, by target and result (ok or failed).', labelNames: ['target', 'result'], registers: [registry] });
-  new Gauge({ name: 'switchboard_run_queue_depth', help: 'Accepted webhook deliveries waiting for a run.', registers: [registry], collect() { this.set(deps.queueDepth()); } });
+  new Gauge({ name: 'switchboard_run_queue_depth', help: 'Accepted webhook deliveries waiting for a run.', registers: [registry], async collect() { this.set(await deps.queueDepth()); } });
   const inFlight = new Gauge({ name: 'switchboard_runs_in_flight', help: 'Agent runs going on now (webhook, job, console and CLI runs).', registers: [registry] });
   new Gauge({
     name: 'switchboard_mcp_server_status', help: 'MCP servers: 1 on the status each server is in, 0 on the others.', labelNames: ['server', 'status'], registers: [registry],

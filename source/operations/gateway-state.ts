@@ -19,8 +19,8 @@ export function coreState(gateway: Gateway): Pick<GatewayState, 'gateway' | 'app
 }
 
 /** The store's recent accepted deliveries as pane rows (newest first). */
-export function historyRows(gateway: Gateway): WebhookRow[] {
-  return gateway.webhooks.recent({ limit: HISTORY_ROWS }).map((record) => ({
+export async function historyRows(gateway: Gateway): Promise<WebhookRow[]> {
+  return (await gateway.webhooks.recent({ limit: HISTORY_ROWS })).map((record) => ({
     key: `h${record.seq}`,
     atMs: record.receivedAtMs,
     route: record.route,
@@ -35,6 +35,6 @@ export function historyRows(gateway: Gateway): WebhookRow[] {
 }
 
 /** A state with no activity yet: the core's parts plus the recorded history. */
-export function initialState(gateway: Gateway): GatewayState {
-  return { ...coreState(gateway), webhooks: historyRows(gateway), outputs: [], logs: [], runsInFlight: [] };
+export async function initialState(gateway: Gateway): Promise<GatewayState> {
+  return { ...coreState(gateway), webhooks: await historyRows(gateway), outputs: [], logs: [], runsInFlight: [] };
 }

@@ -56,7 +56,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     config, store: options.store, logger, mode: options.mode, ...(options.logHealth ? { logHealth: options.logHealth } : {}),
     ...(options.mode === 'headless' ? { approvalPolicy: () => (operators() > 0 ? 'interactive' : headless) } : {}),
   });
-  const activity = createReadModel(initialState(gateway));
+  const activity = createReadModel(await initialState(gateway));
   const journal = createEventJournal({ retain: 'once-listened' });
   const record = (event: GatewayEvent) => {
     activity.apply(event);

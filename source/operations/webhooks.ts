@@ -54,7 +54,7 @@ export function createWebhookOperations(core: OperationsCore): WebhookOperations
       throw new OperatorError('unavailable', `No gateway is running on ${core.home.root}, so ${what} cannot happen now`, 'Start it with: switchboard gateway (or switchboard), then try again.');
     }
   };
-  const urlOf = async (name: string) => (await webhooks()).routes().find((route) => route.name === name)?.url ?? `/webhooks/${encodeURIComponent(name)}`;
+  const urlOf = async (name: string) => (await (await webhooks()).routes()).find((route) => route.name === name)?.url ?? `/webhooks/${encodeURIComponent(name)}`;
 
   return {
     async routes(params: Params) {
@@ -63,14 +63,14 @@ export function createWebhookOperations(core: OperationsCore): WebhookOperations
       if (!platform.enabled) return { enabled: false, routes: [] };
       return {
         enabled: true,
-        routes: platform.routes().map(({ secrets, insecure, ...route }) => ({
+        routes: (await platform.routes()).map(({ secrets, insecure, ...route }) => ({
           ...route, secret: insecure ? 'INSECURE_NO_AUTH' : show ? secrets : secrets.map(() => MASK),
         })),
       };
     },
     async subscribe(params: Params) {
       const method = 'webhooks.subscribe';
-      const result = (await webhooks()).subscribe({
+      const result = await (await webhooks()).subscribe({
         name: text(params, 'name', method), events: optionalText(params, 'events', method), prompt: optionalText(params, 'prompt', method),
         skills: optionalText(params, 'skills', method), deliver: optionalText(params, 'deliver', method), deliverExtra: optionalTextList(params, 'deliverExtra', method),
         secret: optionalText(params, 'secret', method), description: optionalText(params, 'description', method),
@@ -79,7 +79,7 @@ export function createWebhookOperations(core: OperationsCore): WebhookOperations
       return { ...result.value, url: await urlOf(result.value.subscription.name) };
     },
     async unsubscribe(params: Params) {
-      const result = (await webhooks()).unsubscribe(text(params, 'name', 'webhooks.unsubscribe'));
+      const result = await (await webhooks()).unsubscribe(text(params, 'name', 'webhooks.unsubscribe'));
       if (!result.ok) throw new OperatorError('not_found', result.error.message, result.error.hint);
       return result.value;
     },
@@ -96,7 +96,7 @@ export function createWebhookOperations(core: OperationsCore): WebhookOperations
     },
     async replay(params: Params) {
       const deliveryId = text(params, 'deliveryId', 'webhooks.replay');
-      const copy = checked((await webhooks()).replay(deliveryId), 'Not replayed', 'not_found');
+      const copy = checked(await (await webhooks()).replay(deliveryId), 'Not replayed', 'not_found');
       return { deliveryId: copy.deliveryId, route: copy.route, replayOf: deliveryId };
     },
     async deliveries(params: Params) {
@@ -104,16 +104,16 @@ export function createWebhookOperations(core: OperationsCore): WebhookOperations
     },
     async delivery(params: Params) {
       const deliveryId = text(params, 'deliveryId', 'webhooks.delivery');
-      const found = (await webhooks()).find(deliveryId);
+      const found = await (await webhooks()).find(deliveryId);
       if (!found) throw new OperatorError('not_found', `No recorded webhook delivery "${deliveryId}"`, 'See recent ones: switchboard webhook deliveries');
       return found;
     },
     async secret(params: Params) {
-      return { secret: checked((await webhooks()).secretFor(text(params, 'route', 'webhooks.secret')), 'No secret', 'not_found') };
+      return { secret: checked(await (await webhooks()).secretFor(text(params, 'route', 'webhooks.secret')), 'No secret', 'not_found') };
     },
     async writeSecret(params: Params) {
       const route = text(params, 'route', 'webhooks.writeSecret');
-      const secret = checked((await webhooks()).secretFor(route), 'No secret', 'not_found');
+      const secret = checked(await (await webhooks()).secretFor(route), 'No secret', 'not_found');
       const dir = path.join(core.home.root, 'run', 'secrets');
       // Only [A-Za-z0-9._-] in the file name: a route name never walks out of the folder.
       const file = path.join(dir, `${route.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_')}.secret`);

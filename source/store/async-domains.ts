@@ -26,8 +26,15 @@ export type RunBackend = AsyncDomain<RunStore>;
 export type JobBackend = AsyncDomain<JobStore>;
 export type OutputDeliveryBackend = AsyncDomain<OutputDeliveryStore>;
 
+/**
+ * SQLite's synchronous accept with commits grouped per event-loop turn: the intake's fast path
+ * (source/webhooks/platform.ts). Backends that answer over the network have none.
+ */
+export type SyncIntake = Pick<DeliveryStore, 'accept' | 'committed' | 'acceptCommitted'>;
+
 export interface StoreBackends {
   deliveries: DeliveryBackend;
+  intake?: SyncIntake;
   subscriptions: SubscriptionBackend;
   audit: AuditBackend;
   approvals: ApprovalBackend;
@@ -44,18 +51,24 @@ function asynchronous<T extends object>(domain: T): AsyncDomain<T> {
 
 /** The SQLite store's domains behind the asynchronous operations. */
 export function sqliteBackends(store: Store, now: () => number = Date.now): StoreBackends {
-  const { committed, acceptCommitted: _acceptCommitted, ...deliveries } = createDeliveryStore(store);
+  const { committed, acceptCommitted, ...deliveries } = createDeliveryStore(store);
   const sync = asynchronous(deliveries);
   return {
     deliveries: {
       ...sync,
-      // Durable when it settles, as the other backends promise: while commits are grouped, after the commit.
+      // Durable when they settle, as the other backends promise: while commits are grouped, after the commit.
       async accept(row, dedupWindowMs) {
         const outcome = await sync.accept(row, dedupWindowMs);
         await committed();
         return outcome;
       },
+      async claimNext(nowMs) {
+        const row = await sync.claimNext(nowMs);
+        if (row) await committed();
+        return row;
+      },
     },
+    intake: { accept: deliveries.accept, committed, acceptCommitted },
     subscriptions: asynchronous(createSubscriptionStore(store)),
     audit: asynchronous(createAuditLog(store, now)),
     approvals: asynchronous(createApprovalStore(store)),

@@ -4,21 +4,23 @@ import type { Logger } from 'pino';
 import type { RunAgent } from '../agent/types.js';
 import type { Deliver } from '../delivery/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
-import type { Store } from '../store/database.js';
-import { createDeliveryStore, type DeliveryRecord, type DeliveryState } from '../store/webhook-deliveries.js';
-import { createSubscriptionStore } from '../store/webhook-subscriptions.js';
+import type { DeliveryBackend, SubscriptionBackend, SyncIntake } from '../store/async-domains.js';
+import type { DeliveryRecord, DeliveryState, NewDelivery } from '../store/webhook-deliveries.js';
 import { subscriptionRoute, type ResolvedRoute, type ResolvedWebhooks } from './config.js';
 import { createIntakeSummary } from './intake-summary.js';
 import { createRateLimiter } from './rate-limit.js';
 import { createRunQueue, type RunQueueDeps } from './run-queue.js';
-import { buildWebhookServer, type AcceptResult, type IntakeInput, type WebhookServerDeps } from './server.js';
+import { buildWebhookServer, type AcceptKind, type AcceptResult, type IntakeInput, type WebhookServerDeps } from './server.js';
 import { createTemplateCache, renderExtra, renderPrompt } from './template.js';
 import { testRequest } from './test-request.js';
 import type { WebhookRequestRecord } from './types.js';
 
 export interface WebhookPlatformDeps {
   settings: ResolvedWebhooks;
-  store: Store;
+  deliveries: DeliveryBackend;
+  subscriptions: SubscriptionBackend;
+  /** SQLite's synchronous accept (the intake's fast path); without it every accept waits on `deliveries`. */
+  intake?: SyncIntake;
   logger: Logger;
   runAgent: RunAgent;
   deliver: Deliver;
@@ -43,19 +45,24 @@ export interface WebhookTestResult {
 /** The webhook platform: HTTP intake, the durable run queue and the commands the console uses. */
 export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   const { settings, logger, now } = deps;
-  const deliveries = createDeliveryStore(deps.store);
-  const subscriptions = createSubscriptionStore(deps.store);
+  const { deliveries, subscriptions, intake } = deps;
   const rateLimiter = createRateLimiter(now);
   const queue = createRunQueue({ deliveries, runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs, uncertainSend: deps.uncertainSend });
 
   // Static routes change when the console applies a config change (config commands); listener settings do not.
   let staticRoutes = settings.routes;
-  const findRoute = (name: string): ResolvedRoute | undefined => {
+  const findRoute = (name: string): ResolvedRoute | undefined | Promise<ResolvedRoute | undefined> => {
     const fixed = staticRoutes.get(name);
     if (fixed) return fixed;
-    const subscription = subscriptions.get(name);
-    return subscription ? subscriptionRoute(subscription, settings) : undefined;
+    return subscriptions.get(name).then((subscription) => subscription ? subscriptionRoute(subscription, settings) : undefined);
   };
+  // Subscription names for the console's frames (read synchronously): refreshed when this gateway
+  // changes one and every few seconds for changes made elsewhere (another node, the CLI on the store).
+  let subscriptionNames: string[] = [];
+  const refreshNames = async (): Promise<void> => {
+    subscriptionNames = (await subscriptions.list()).map((s) => s.name);
+  };
+  let namesTimer: NodeJS.Timeout | undefined;
 
   const compiled = createTemplateCache();
   const notifyQueue = () => queue.notify();
@@ -71,25 +78,32 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   };
   const commitOf = (): Promise<void> => {
     acceptsThisTurn += 1;
-    if (acceptsThisTurn > 1) return deliveries.committed();
+    if (acceptsThisTurn > 1) return intake!.committed();
     setImmediate(endTurn);
-    return acceptsLastTurn <= 1 ? deliveries.acceptCommitted() : deliveries.committed();
+    return acceptsLastTurn <= 1 ? intake!.acceptCommitted() : intake!.committed();
   };
   /** The commit the queue was last told to wait for: one notify per commit, not per accept. */
   let notifyAfter: Promise<void> | undefined;
-  const accept = (input: IntakeInput): AcceptResult => {
-    const outcome = deliveries.accept({
-      route: input.route.name,
-      deliveryId: input.deliveryId,
-      event: input.event,
-      headers: input.headers,
-      body: input.rawBody,
-      prompt: renderPrompt(input.route.prompt === undefined ? undefined : compiled(input.route.prompt), input.payload),
-      skills: input.route.skills,
-      target: input.route.deliver,
-      targetExtra: renderExtra(input.route.deliverExtra, input.payload),
-      receivedAtMs: now(),
-    }, input.dedup ? settings.idempotencyTtlMs : undefined);
+  const rowOf = (input: IntakeInput): NewDelivery => ({
+    route: input.route.name,
+    deliveryId: input.deliveryId,
+    event: input.event,
+    headers: input.headers,
+    body: input.rawBody,
+    prompt: renderPrompt(input.route.prompt === undefined ? undefined : compiled(input.route.prompt), input.payload),
+    skills: input.route.skills,
+    target: input.route.deliver,
+    targetExtra: renderExtra(input.route.deliverExtra, input.payload),
+    receivedAtMs: now(),
+  });
+  const acceptLater = async (input: IntakeInput): Promise<AcceptKind> => {
+    const outcome = await deliveries.accept(rowOf(input), input.dedup ? settings.idempotencyTtlMs : undefined);
+    if (outcome.kind === 'accepted') queue.notify();
+    return outcome.kind;
+  };
+  const accept = (input: IntakeInput): AcceptResult | Promise<AcceptKind> => {
+    if (!intake) return acceptLater(input);
+    const outcome = intake.accept(rowOf(input), input.dedup ? settings.idempotencyTtlMs : undefined);
     const committed = commitOf();
     if (outcome.kind === 'accepted' && notifyAfter !== committed) {
       notifyAfter = committed;
@@ -120,9 +134,21 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     app,
     queue,
     findRoute,
-    /** Static route names and subscription names (a static route hides a subscription of its name). */
+    staticRoute: (name: string): ResolvedRoute | undefined => staticRoutes.get(name),
+    /** Loads the subscription names and keeps them fresh (every 5 s) until stop(). */
+    async start(): Promise<void> {
+      await refreshNames();
+      namesTimer = setInterval(() => void refreshNames().catch(() => {}), 5_000);
+      namesTimer.unref();
+    },
+    stop(): void {
+      clearInterval(namesTimer);
+    },
+    /** After this gateway subscribed or unsubscribed: the names the console shows follow at once. */
+    subscriptionsChanged: refreshNames,
+    /** Static route names and subscription names (a static route hides a subscription of its name); from memory. */
     routeNames(): { static: string[]; subscriptions: string[] } {
-      return { static: [...staticRoutes.keys()], subscriptions: subscriptions.list().map((s) => s.name).filter((name) => !staticRoutes.has(name)) };
+      return { static: [...staticRoutes.keys()], subscriptions: subscriptionNames.filter((name) => !staticRoutes.has(name)) };
     },
     /** Serves a new set of static routes from the next request on (requests in flight keep the route they found). */
     replaceRoutes(next: Map<string, ResolvedRoute>): { added: string[]; changed: string[]; removed: string[] } {
@@ -136,32 +162,32 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     },
     /** The subscription store, for the subscribe commands (source/webhooks/subscribe.ts). */
     subscriptions,
-    counts(): Record<DeliveryState, number> {
+    counts(): Promise<Record<DeliveryState, number>> {
       return deliveries.counts();
     },
     /** Accepted deliveries, newest first, with their run state and delivery outcome. */
-    recent: (options: { route?: string; limit?: number }): DeliveryRecord[] => deliveries.recent(options),
+    recent: (options: { route?: string; limit?: number }): Promise<DeliveryRecord[]> => deliveries.recent(options),
     /** The latest recorded delivery with this id (the console's details view). */
-    find: (deliveryId: string): DeliveryRecord | undefined => deliveries.findByDeliveryId(deliveryId),
+    find: (deliveryId: string): Promise<DeliveryRecord | undefined> => deliveries.findByDeliveryId(deliveryId),
     /** The first secret of a route, for the console's copy after a confirm (never logged). */
-    secretFor(routeName: string): CommandResult<string> {
-      const route = findRoute(routeName);
+    async secretFor(routeName: string): Promise<CommandResult<string>> {
+      const route = await findRoute(routeName);
       if (!route) return { ok: false, reason: `Unknown webhook route "${routeName}"` };
       const secret = route.secrets[0];
       return secret === undefined ? { ok: false, reason: `Route "${routeName}" has no secret (INSECURE_NO_AUTH)` } : { ok: true, value: secret };
     },
     /** Runs a recorded delivery again, as a new delivery marked as a replay of it. */
-    replay(deliveryId: string): CommandResult<DeliveryRecord> {
-      const original = deliveries.findByDeliveryId(deliveryId);
+    async replay(deliveryId: string): Promise<CommandResult<DeliveryRecord>> {
+      const original = await deliveries.findByDeliveryId(deliveryId);
       if (!original) return { ok: false, reason: `No recorded webhook delivery "${deliveryId}"; see switchboard webhook deliveries` };
-      const copy = deliveries.enqueueReplay(original, now());
+      const copy = await deliveries.enqueueReplay(original, now());
       logger.info({ route: copy.route, deliveryId: copy.deliveryId, replayOf: deliveryId }, `Webhook replay queued: ${copy.deliveryId}`);
       queue.notify();
       return { ok: true, value: copy };
     },
     /** Sends a signed test request through the whole intake (inject(), no socket). */
     async test(routeName: string, input: { event?: string; payload?: Record<string, unknown> } = {}): Promise<CommandResult<WebhookTestResult>> {
-      const route = findRoute(routeName);
+      const route = await findRoute(routeName);
       if (!route) return { ok: false, reason: `Unknown webhook route "${routeName}": not in platforms.webhook.extra.routes and no subscription of that name` };
       const request = testRequest(route.secrets[0], input.event, input.payload, now());
       const response = await app.inject({ method: 'POST', url: `/webhooks/${encodeURIComponent(route.name)}`, headers: request.headers, payload: request.body });

@@ -4,13 +4,14 @@ import type { RunAgent, RunResult } from '../agent/types.js';
 import { silentReason } from '../delivery/silent.js';
 import type { Deliver, DeliveryResult } from '../delivery/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
-import type { DeliveryRecord, DeliveryState, DeliveryStore } from '../store/webhook-deliveries.js';
+import type { DeliveryBackend } from '../store/async-domains.js';
+import type { DeliveryRecord, DeliveryState } from '../store/webhook-deliveries.js';
 import { createFloodGate } from './flood-gate.js';
 import { PROBE_INTERVAL_MS } from '../store/fault-gate.js';
 import { StoreUnavailableError } from '../store/store-fault.js';
 
 export interface RunQueueDeps {
-  deliveries: DeliveryStore;
+  deliveries: DeliveryBackend;
   runAgent: RunAgent;
   deliver: Deliver;
   maxConcurrentRuns: number;
@@ -20,7 +21,7 @@ export interface RunQueueDeps {
   /** How often the store is polled for work written by other processes (`webhook replay`). */
   pollMs?: number;
   /** The id of a send a crash left uncertain for this delivery (output_deliveries), if any. */
-  uncertainSend?: (route: string, deliveryId: string) => string | undefined;
+  uncertainSend?: (route: string, deliveryId: string) => Promise<string | undefined>;
 }
 
 /** The system text of every webhook run: the payload is the sender's data, never instructions. */
@@ -47,33 +48,36 @@ export function createRunQueue(deps: RunQueueDeps) {
   let stopping = true;
   let timer: NodeJS.Timeout | undefined;
   let heldBack: NodeJS.Timeout | undefined;
+  /** The claim waiting for the store (one at a time: it settles once the claim is durable). */
+  let claiming: Promise<void> | undefined;
+
+  const retryIn = (ms: number): void => {
+    heldBack ??= setTimeout(() => {
+      heldBack = undefined;
+      pump();
+    }, ms);
+  };
 
   /** Starts one run per turn of the event loop while slots and work remain (fewer under a flood). */
   const pump = (): void => {
-    if (stopping || active.size >= deps.maxConcurrentRuns) return;
-    if (!gate.mayStartRun()) {
-      heldBack ??= setTimeout(() => {
-        heldBack = undefined;
-        pump();
-      }, gate.retryInMs);
-      return;
-    }
-    let row: DeliveryRecord | undefined;
-    try {
-      row = deps.deliveries.claimNext(deps.now());
-    } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) throw error;
-      // state.db cannot take writes now: the row stays queued; try again shortly.
-      heldBack ??= setTimeout(() => {
-        heldBack = undefined;
-        pump();
-      }, PROBE_INTERVAL_MS);
-      return;
-    }
-    if (!row) return;
-    gate.started();
-    launch(row);
-    schedulePump();
+    if (stopping || claiming || active.size >= deps.maxConcurrentRuns) return;
+    if (!gate.mayStartRun()) return retryIn(gate.retryInMs);
+    claiming = deps.deliveries.claimNext(deps.now()).then(async (row) => {
+      claiming = undefined;
+      if (!row) return;
+      if (stopping) {
+        await deps.deliveries.requeue(row.seq); // claimed as the gateway stops: the next start runs it
+        return;
+      }
+      gate.started();
+      launch(row);
+      schedulePump();
+    }, (error: unknown) => {
+      claiming = undefined;
+      // The store cannot take the claim now (or its commit failed): the row stays queued; try again shortly.
+      if (!(error instanceof StoreUnavailableError)) deps.logger.error({ err: error }, 'Claiming the next webhook run failed; trying again shortly');
+      retryIn(PROBE_INTERVAL_MS);
+    });
   };
 
   // At most one pump per turn of the event loop, however many deliveries arrived or runs ended, and
@@ -105,14 +109,9 @@ export function createRunQueue(deps: RunQueueDeps) {
     active.set(row.seq, { controller, done });
   };
 
+  // The claim is durable before the run starts (claimNext settles after its commit): had it failed,
+  // the store would still hold the row as queued, and running it would run it twice.
   async function execute(row: DeliveryRecord, signal: AbortSignal): Promise<void> {
-    // The claim is durable before the run starts: if its commit failed, state.db still holds the row
-    // as queued, and running it now would run it twice.
-    const claimed = await deps.deliveries.committed().then(() => true, (error: unknown) => {
-      deps.logger.error({ err: error, route: row.route, deliveryId: row.deliveryId }, `Claiming ${row.route} ${row.deliveryId} was not committed; it stays queued`);
-      return false;
-    });
-    if (!claimed) return;
     const origin = `webhook:${row.route}:${row.deliveryId}`;
     deps.events?.emit('webhook.runStarted', { seq: row.seq, route: row.route, event: row.event, deliveryId: row.deliveryId, origin, replayOf: row.replayOf, atMs: deps.now() });
     const result = await deps.runAgent({ prompt: row.prompt, system: untrustedPayloadNotice(row), skills: row.skills, firstSkillOnly: true, origin, signal, callerLogsOk: true });
@@ -156,12 +155,12 @@ export function createRunQueue(deps: RunQueueDeps) {
 
   return {
     /** Resumes what a previous process left (crash, kill -9), then starts taking work. */
-    start(): void {
-      const { requeued, undelivered } = deps.deliveries.recover();
+    async start(): Promise<void> {
+      const { requeued, undelivered } = await deps.deliveries.recover();
       stopping = false;
       if (requeued > 0) deps.logger.info(`Webhook queue: ${requeued} interrupted run(s) queued again`);
       for (const row of undelivered) {
-        const uncertain = deps.uncertainSend?.(row.route, row.deliveryId);
+        const uncertain = await deps.uncertainSend?.(row.route, row.deliveryId);
         if (uncertain) {
           // Its delivery was on its way when the gateway stopped: sending it again could post twice.
           const reason = `uncertain: the gateway stopped while this was being sent to ${row.target}; it may have arrived. Check, then switchboard deliveries retry ${uncertain.slice(0, 8)} to send it again`;
@@ -187,6 +186,7 @@ export function createRunQueue(deps: RunQueueDeps) {
       stopping = true;
       if (timer) clearInterval(timer);
       if (heldBack) clearTimeout(heldBack);
+      await claiming;
       for (const run of active.values()) run.controller.abort();
       await Promise.all([...active.values()].map((run) => run.done));
     },

@@ -31,14 +31,19 @@ export interface WebhookServerDeps {
   logger: Logger;
   maxBodyBytes: number;
   now: () => number;
-  /** Static routes first, then subscriptions; read per request so new subscriptions are served at once. */
-  findRoute(name: string): ResolvedRoute | undefined;
+  /**
+   * Static routes first (from memory, at once), then subscriptions, read from the store per request
+   * so a subscription made anywhere is served at once (a promise when the store answers later).
+   */
+  findRoute(name: string): ResolvedRoute | undefined | Promise<ResolvedRoute | undefined>;
   rateLimiter: RateLimiter;
   /**
-   * Persists and enqueues, or finds a duplicate, in the store's open commit group; the answer waits
-   * for `committed` (one promise for the accepts that share a commit). Throws when the store cannot write.
+   * Persists and enqueues, or finds a duplicate. SQLite decides at once in its open commit group and
+   * the answer waits for `committed` (one promise for the accepts that share a commit); a store over
+   * the network answers with a promise of the outcome, settled once durable. Throws (or rejects)
+   * when the store cannot write.
    */
-  accept(input: IntakeInput): AcceptResult;
+  accept(input: IntakeInput): AcceptResult | Promise<AcceptKind>;
   /** Called once per answered request, whatever the outcome. */
   onOutcome(record: WebhookRequestRecord): void;
   /** GET /health's body; `unavailable` answers 503 (a load balancer stops sending). */
@@ -47,8 +52,10 @@ export interface WebhookServerDeps {
   metrics?: { render(): Promise<{ contentType: string; text: string }> };
 }
 
+export type AcceptKind = 'accepted' | 'duplicate';
+
 export interface AcceptResult {
-  kind: 'accepted' | 'duplicate';
+  kind: AcceptKind;
   /** Settles once the delivery (or the one it duplicates) is committed; rejects if that commit failed. */
   committed: Promise<void>;
 }
@@ -113,11 +120,7 @@ export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
   app.decorateRequest('webhook', null);
   const intake: Intake = {
     deps,
-    wait: createCommitWaiters((reply) => {
-      const state = reply.request.webhook!;
-      reply.code(state.outcome === 'accepted' ? 202 : 200).type(JSON_TYPE).send(state.answer);
-      recordOutcome(deps, reply);
-    }),
+    wait: createCommitWaiters((reply) => answerAccepted(deps, reply)),
   };
 
   app.register(async (scope) => {
@@ -135,18 +138,25 @@ export function buildWebhookServer(deps: WebhookServerDeps): FastifyInstance {
         const givenDeliveryId = givenDeliveryIdOf(request.headers);
         const state: RequestState = { route: name.slice(0, 100), event: headerEvent || '-', deliveryId: givenDeliveryId || '-', headerEvent, givenDeliveryId };
         request.webhook = state;
-        state.resolved = deps.findRoute(name);
-        // A refusal answers here and does not call done(): the request goes no further.
-        if (!state.resolved) return refuse(deps, reply, state, 'unknown_route', 404, `Unknown route: ${state.route}`, `No static route or subscription is named "${state.route}"; see: switchboard webhook list`);
-        const length = Number(request.headers['content-length']);
-        if (Number.isFinite(length) && length > deps.maxBodyBytes) return refuse(deps, reply, state, 'too_large', 413, 'Payload too large', tooLargeMessage(state.route, deps.maxBodyBytes));
-        done();
+        const found = deps.findRoute(name);
+        if (!(found instanceof Promise)) return routeFound(deps, request, reply, found, done);
+        found.then((route) => routeFound(deps, request, reply, route, done), (error: Error) => done(error));
       },
     }, (request, reply) => {
       handle(intake, request, reply);
     });
   });
   return app;
+}
+
+/** A refusal answers here and does not call done(): the request goes no further. */
+function routeFound(deps: WebhookServerDeps, request: FastifyRequest, reply: FastifyReply, route: ResolvedRoute | undefined, done: () => void): void {
+  const state = request.webhook!;
+  state.resolved = route;
+  if (!route) return refuse(deps, reply, state, 'unknown_route', 404, `Unknown route: ${state.route}`, `No static route or subscription is named "${state.route}"; see: switchboard webhook list`);
+  const length = Number(request.headers['content-length']);
+  if (Number.isFinite(length) && length > deps.maxBodyBytes) return refuse(deps, reply, state, 'too_large', 413, 'Payload too large', tooLargeMessage(state.route, deps.maxBodyBytes));
+  done();
 }
 
 /**
@@ -187,12 +197,30 @@ function handle({ deps, wait }: Intake, request: FastifyRequest, reply: FastifyR
   }
   // A generated id is unique: nothing to deduplicate on (spec 6.5).
   const result = deps.accept({ route, event, deliveryId, dedup: !!given, headers: selectHeaders(request.headers), rawBody: raw, payload: body.value });
-  state.outcome = result.kind;
-  // Built as text: the same JSON as the object, without the serializer's per-reply work.
-  state.answer = result.kind === 'accepted'
-    ? `{"status":"accepted","route":${JSON.stringify(route.name)},"event":${JSON.stringify(event)},"delivery_id":${JSON.stringify(deliveryId)}}`
-    : `{"status":"duplicate","delivery_id":${JSON.stringify(deliveryId)}}`;
+  if (result instanceof Promise) {
+    result.then((kind) => {
+      decided(state, route.name, kind);
+      answerAccepted(deps, reply);
+    }, (error: Error) => reply.send(error));
+    return;
+  }
+  decided(state, route.name, result.kind);
   wait(result.committed, reply);
+}
+
+function decided(state: RequestState, route: string, kind: AcceptKind): void {
+  state.outcome = kind;
+  // Built as text: the same JSON as the object, without the serializer's per-reply work.
+  state.answer = kind === 'accepted'
+    ? `{"status":"accepted","route":${JSON.stringify(route)},"event":${JSON.stringify(state.event)},"delivery_id":${JSON.stringify(state.deliveryId)}}`
+    : `{"status":"duplicate","delivery_id":${JSON.stringify(state.deliveryId)}}`;
+}
+
+/** The 202 (or the duplicate's 200) once the accept is durable. */
+function answerAccepted(deps: WebhookServerDeps, reply: FastifyReply): void {
+  const state = reply.request.webhook!;
+  reply.code(state.outcome === 'accepted' ? 202 : 200).type(JSON_TYPE).send(state.answer);
+  recordOutcome(deps, reply);
 }
 
 /** `message` goes to the sender; `reason` (default: the message) to the log and the console. */

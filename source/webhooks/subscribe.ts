@@ -2,7 +2,8 @@ import { generateSecret } from '../config/default-config.js';
 import { ConfigError } from '../config/errors.js';
 import type { ConfigFile } from '../config/types.js';
 import { slugify } from '../infra/slug.js';
-import type { Subscription, SubscriptionStore } from '../store/webhook-subscriptions.js';
+import type { SubscriptionBackend } from '../store/async-domains.js';
+import type { Subscription } from '../store/webhook-subscriptions.js';
 import { checkSecretChoice, checkTarget, commaList, extraPairs, subscriptionName } from './subscription-input.js';
 
 /** `webhook subscribe <name>` as typed, from the CLI or the console's `/webhook subscribe`: unset options keep what a re-subscribe had. */
@@ -33,7 +34,7 @@ export interface Subscribed {
 export type SubscriptionResult<T> = { ok: true; value: T } | { ok: false; reason: string; error: ConfigError };
 
 export interface SubscriptionDeps {
-  subscriptions: SubscriptionStore;
+  subscriptions: SubscriptionBackend;
   /** The interpolated config: targets are checked against its platforms. */
   values: ConfigFile;
   /** The listener's bind address: INSECURE_NO_AUTH only on loopback. */
@@ -43,15 +44,18 @@ export interface SubscriptionDeps {
 }
 
 /** Creates or updates a dynamic route (spec 2.8) with the same rules for every front end. */
-export function subscribeWebhook(deps: SubscriptionDeps, request: SubscribeRequest): SubscriptionResult<Subscribed> {
-  return refusalsAsValues(() => {
-    const name = subscriptionName(request.name, (slug) => deps.subscriptions.get(slug) !== undefined);
-    const previous = deps.subscriptions.get(name);
+export function subscribeWebhook(deps: SubscriptionDeps, request: SubscribeRequest): Promise<SubscriptionResult<Subscribed>> {
+  return refusalsAsValues(async () => {
+    // A name that slugifies to another, taken one is refused (subscriptionName says how).
+    const slug = slugify(request.name);
+    const taken = slug !== '' && slug !== request.name.trim() && (await deps.subscriptions.get(slug)) !== undefined;
+    const name = subscriptionName(request.name, () => taken);
+    const previous = await deps.subscriptions.get(name);
     const deliver = request.deliver ?? previous?.deliver ?? 'log';
     const deliverExtra = request.deliverExtra && request.deliverExtra.length > 0 ? extraPairs(request.deliverExtra) : previous?.deliverExtra ?? {};
     checkTarget(deliver, deliverExtra, deps.values);
     checkSecretChoice(request.secret, deps.host);
-    const { subscription, created } = deps.subscriptions.save({
+    const { subscription, created } = await deps.subscriptions.save({
       name,
       secret: request.secret,
       events: request.events !== undefined ? commaList(request.events) : previous?.events ?? [],
@@ -66,10 +70,10 @@ export function subscribeWebhook(deps: SubscriptionDeps, request: SubscribeReque
 }
 
 /** Removes a dynamic route; a static route of that name is refused with the key to unset. */
-export function unsubscribeWebhook(deps: Pick<SubscriptionDeps, 'subscriptions' | 'isStaticRoute'>, rawName: string): SubscriptionResult<{ name: string; shadowed: boolean }> {
-  return refusalsAsValues(() => {
+export function unsubscribeWebhook(deps: Pick<SubscriptionDeps, 'subscriptions' | 'isStaticRoute'>, rawName: string): Promise<SubscriptionResult<{ name: string; shadowed: boolean }>> {
+  return refusalsAsValues(async () => {
     const name = slugify(rawName);
-    if (deps.subscriptions.remove(name)) return { name, shadowed: deps.isStaticRoute(name) };
+    if (await deps.subscriptions.remove(name)) return { name, shadowed: deps.isStaticRoute(name) };
     if (deps.isStaticRoute(rawName)) {
       throw new ConfigError('STATIC_ROUTE', `"${rawName}" is a static route in config.json, not a subscription`,
         `Remove it with: switchboard config unset platforms.webhook.extra.routes.${rawName} (a running gateway drops it within seconds), or edit it with e in the console.`);
@@ -78,9 +82,9 @@ export function unsubscribeWebhook(deps: Pick<SubscriptionDeps, 'subscriptions' 
   });
 }
 
-function refusalsAsValues<T>(work: () => T): SubscriptionResult<T> {
+async function refusalsAsValues<T>(work: () => Promise<T>): Promise<SubscriptionResult<T>> {
   try {
-    return { ok: true, value: work() };
+    return { ok: true, value: await work() };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     return { ok: false, reason: `${error.message}. ${error.hint ?? ''}`.trim(), error };

@@ -4,7 +4,7 @@ import { slugify } from '../../source/infra/slug.js';
 import { createJobCommands } from '../../source/scheduler/job-commands.js';
 import { openStore, type Store } from '../../source/store/database.js';
 import { createJobStore } from '../../source/store/jobs.js';
-import { createSubscriptionStore } from '../../source/store/webhook-subscriptions.js';
+import { sqliteBackends } from '../../source/store/async-domains.js';
 import { subscribeWebhook, unsubscribeWebhook } from '../../source/webhooks/subscribe.js';
 import { tempHome } from '../helpers/temp-home.js';
 
@@ -32,18 +32,18 @@ describe('slugify (issue #18 item 19)', () => {
 });
 
 describe('route names become URL slugs', () => {
-  const deps = (s: Store) => ({ subscriptions: createSubscriptionStore(s), values: {}, host: '127.0.0.1', isStaticRoute: () => false, now: () => 1 });
+  const deps = (s: Store) => ({ subscriptions: sqliteBackends(s).subscriptions, values: {}, host: '127.0.0.1', isStaticRoute: () => false, now: () => 1 });
 
-  it('a subscription "My Hook" is served as my-hook; a second name slugifying to it is refused; the slug itself updates it', () => {
+  it('a subscription "My Hook" is served as my-hook; a second name slugifying to it is refused; the slug itself updates it', async () => {
     const d = deps(store());
-    const made = subscribeWebhook(d, { name: 'My Hook' });
+    const made = await subscribeWebhook(d, { name: 'My Hook' });
     expect(made.ok && made.value.subscription.name).toBe('my-hook');
-    const clash = subscribeWebhook(d, { name: 'MY  hook!' });
+    const clash = await subscribeWebhook(d, { name: 'MY  hook!' });
     expect(clash).toMatchObject({ ok: false, reason: '"MY  hook!" becomes "my-hook", which is already a subscription. To change that subscription, name it exactly: my-hook; otherwise choose another name.' });
-    const updated = subscribeWebhook(d, { name: 'my-hook', description: 'second' });
+    const updated = await subscribeWebhook(d, { name: 'my-hook', description: 'second' });
     expect(updated.ok && updated.value).toMatchObject({ created: false, subscription: { name: 'my-hook', description: 'second' } });
-    expect(subscribeWebhook(d, { name: '!!!' })).toMatchObject({ ok: false, reason: expect.stringContaining('"!!!" is not a usable subscription name') });
-    expect(unsubscribeWebhook(d, 'My Hook')).toMatchObject({ ok: true, value: { name: 'my-hook' } });
+    expect(await subscribeWebhook(d, { name: '!!!' })).toMatchObject({ ok: false, reason: expect.stringContaining('"!!!" is not a usable subscription name') });
+    expect(await unsubscribeWebhook(d, 'My Hook')).toMatchObject({ ok: true, value: { name: 'my-hook' } });
   });
 
   it('a static route whose name is not a slug is refused with the name to use', () => {

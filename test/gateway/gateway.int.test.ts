@@ -111,7 +111,7 @@ describe('gateway core', () => {
     await gateway.start();
     expect(gateway.webhookApp).toBeNull();
     expect(gateway.snapshot().webhook).toEqual({ enabled: false, url: null, routes: ['demo'], subscriptions: [] });
-    expect(gateway.webhooks.counts()).toBeNull();
+    expect(await gateway.webhooks.counts()).toBeNull();
   });
 
   it('applies routes edited on disk by another process within seconds; an invalid edit changes nothing and is logged', async () => {
@@ -141,7 +141,7 @@ describe('gateway core', () => {
     routes.broken = { deliver: 'log' };
     write();
     await waitUntil(() => log.lines.some((line) => line.includes('config.json changed on disk but was not applied') && line.includes('broken')), 10_000);
-    expect(gateway.webhooks.routes().map((route) => route.name)).toEqual(['demo', 'fromdisk']);
+    expect((await gateway.webhooks.routes()).map((route) => route.name)).toEqual(['demo', 'fromdisk']);
     expect((await post('fromdisk')).status).toBe(202);
   });
 

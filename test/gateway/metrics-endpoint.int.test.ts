@@ -18,7 +18,7 @@ describe('GET /metrics', () => {
     };
     expect((await post(SECRET)).status).toBe(202);
     expect((await post('wrong-secret-000000')).status).toBe(401);
-    await waitUntil(() => host.gateway.webhooks.counts()?.delivered === 1);
+    await waitUntil(async () => (await host.gateway.webhooks.counts())?.delivered === 1);
     const response = await fetch(`${url}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);

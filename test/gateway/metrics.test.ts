@@ -14,7 +14,7 @@ describe('gateway metrics', () => {
     const events = createGatewayEvents();
     let queued = 3;
     const servers: McpServerState[] = [{ name: 'fs', status: 'ready', transport: 'stdio', updatedAtMs: 0 }];
-    const metrics = createGatewayMetrics({ events, queueDepth: () => queued, mcpServers: () => servers });
+    const metrics = createGatewayMetrics({ events, queueDepth: async () => queued, mcpServers: () => servers });
     const request = { event: 'push', deliveryId: 'd', status: 202, latencyMs: 1, atMs: 0 };
     events.emit('webhook.received', { ...request, route: 'gh', outcome: 'accepted' });
     events.emit('webhook.received', { ...request, route: 'gh', outcome: 'accepted' });

@@ -28,7 +28,7 @@ describe('E: config.json in $EDITOR', () => {
     await waitForFrame(lastFrame, (f) => f.includes('switchboard in-process · http://127.0.0.1:'));
     stdin.write('E');
     await waitForFrame(lastFrame, (f) => bottomLine(f).includes('config.json: platforms.webhook.extra.routes.demo changed; routes: updated demo.'), 15_000);
-    expect(gateway.webhooks.routes().find((route) => route.name === 'demo')?.deliver).toBe('local');
+    expect((await gateway.webhooks.routes()).find((route) => route.name === 'demo')?.deliver).toBe('local');
     const sources = (store.db.prepare("SELECT source FROM audit WHERE kind = 'config.changed'").all() as Array<{ source: string }>).map((row) => row.source);
     expect(sources).toEqual(['console']);
   });
@@ -47,7 +47,7 @@ describe('E: config.json in $EDITOR', () => {
 
     stdin.write('E');
     await waitForFrame(lastFrame, (f) => bottomLine(f).includes('config.json: platforms.webhook.extra.routes.demo changed; routes: updated demo.'));
-    expect(gateway.webhooks.routes().find((route) => route.name === 'demo')?.deliver).toBe('local');
+    expect((await gateway.webhooks.routes()).find((route) => route.name === 'demo')?.deliver).toBe('local');
 
     stdin.write('E');
     const problems = await waitForFrame(lastFrame, (f) => f.includes('config.json is invalid; the previous config stays in effect'));

@@ -52,7 +52,7 @@ describe('console lists: selection by id, follow mode, fixed columns', () => {
     expect(titleOf(lastFrame()!)).toContain('25/26 · paused (f follows)');
     await press(stdin, 'r');
     await waitForFrame(lastFrame, (f) => f.includes('Replay queued as d-1.replay-1.'));
-    const replays = gateway.webhooks.recent({ limit: 100 }).filter((record) => record.replayOf !== null);
+    const replays = (await gateway.webhooks.recent({ limit: 100 })).filter((record) => record.replayOf !== null);
     expect(replays.map((record) => record.replayOf)).toEqual(['d-1']);
     // The replay adds a row above too; Enter still opens d-1.
     stdin.write(keys.enter);
@@ -69,7 +69,7 @@ describe('console lists: selection by id, follow mode, fixed columns', () => {
     await waitForFrame(lastFrame, (f) => titleOf(f).includes('the selected row left the list (503 kept)'), 30_000);
     await press(stdin, 'r');
     await waitForFrame(lastFrame, (f) => f.includes('Replay queued as d-keep.replay-1.'));
-    expect(gateway.webhooks.recent({ limit: 1000 }).filter((record) => record.replayOf !== null).map((record) => record.replayOf)).toEqual(['d-keep']);
+    expect((await gateway.webhooks.recent({ limit: 1000 })).filter((record) => record.replayOf !== null).map((record) => record.replayOf)).toEqual(['d-keep']);
   });
 
   it('follows the newest while the selection is at the top; f stops and starts it', async () => {
@@ -173,7 +173,7 @@ describe('console secrets and the test editor', () => {
     stdin.write(keys.enter);
     const sent = await waitForFrame(lastFrame, (f) => f.includes('Test to gh: HTTP 202'));
     const id = /delivery (test-[0-9a-f-]+)\)/.exec(sent)![1]!;
-    const record = gateway.webhooks.find(id)!;
+    const record = (await gateway.webhooks.find(id))!;
     expect(record.event).toBe('push');
   });
 });
@@ -186,7 +186,7 @@ describe('the subscription card without a clipboard', () => {
     await waitForFrame(lastFrame, (f) => f.includes('switchboard in-process · http://127.0.0.1:'));
     await slash(stdin, lastFrame, 'webhook subscribe ci --events push');
     await waitForFrame(lastFrame, (f) => f.includes('Subscribed "ci"'));
-    const secret = gateway.webhooks.secretFor('ci');
+    const secret = await gateway.webhooks.secretFor('ci');
     if (!secret.ok) throw new Error(secret.reason);
     // The card is drawn before React's effects attach its key handler: let them run.
     for (let count = 0; count < 10; count += 1) await tick();

@@ -13,17 +13,18 @@ import { createConsoleModel } from '../../source/ui/console-model.js';
 import { tempHome } from '../helpers/temp-home.js';
 
 /** Render pacing of the console model over a link to a real (not started) gateway core, on a fake clock. */
-function setup() {
+async function setup() {
   const home = tempHome();
   const store = openStore(home.stateDb);
   const gateway = createGateway({ config: resolveConfig(defaultConfig(), home, {}), store, logger: pino({ level: 'silent' }), mode: 'console' });
+  const initial = await initialState(gateway);
   const journal = createEventJournal();
   for (const type of gatewayEventNames) gateway.events.on(type, ((data: unknown) => journal.append(type, data)) as never);
   const link: GatewayLink = {
     where: 'in-process', remote: false, operations: undefined as never,
     hello: () => ({ pid: process.pid, home: home.root, version: 'test', mode: 'console', startedAtMs: null, webhookUrl: null, socketPath: home.controlSocket, tcpUrl: null }),
     subscribe(handlers) {
-      handlers.onSnapshot(initialState(gateway));
+      handlers.onSnapshot(initial);
       return journal.listen((event) => handlers.onEvent({ type: event.type, data: event.data } as GatewayEvent));
     },
     onStatus: () => () => {},
@@ -39,9 +40,9 @@ function setup() {
 afterEach(() => { vi.useRealTimers(); });
 
 describe('console model pacing', () => {
-  it('draws a single change within 33 ms, and keeps that pace for changes that come one at a time', () => {
+  it('draws a single change within 33 ms, and keeps that pace for changes that come one at a time', async () => {
     vi.useFakeTimers();
-    const { webhook, flushes, close } = setup();
+    const { webhook, flushes, close } = await setup();
     for (let n = 0; n < 5; n++) {
       webhook(n);
       vi.advanceTimersByTime(33);
@@ -50,9 +51,9 @@ describe('console model pacing', () => {
     close();
   });
 
-  it('after a frame that folded a flood of changes, waits 100 ms for the next one, then goes back to 33 ms', () => {
+  it('after a frame that folded a flood of changes, waits 100 ms for the next one, then goes back to 33 ms', async () => {
     vi.useFakeTimers();
-    const { model, webhook, flushes, close } = setup();
+    const { model, webhook, flushes, close } = await setup();
     for (let n = 0; n < 60; n++) webhook(n);
     vi.advanceTimersByTime(33);
     expect(flushes()).toBe(1);

@@ -86,7 +86,7 @@ describe('e: edit forms validated against config.schema.json and applied live', 
     expect(readConfig(home.configFile).platforms.webhook.extra.routes.gh).toEqual({ secret: SECRET, prompt: 'Event {action}', deliver: 'log', events: ['push'] });
 
     // Real HTTP: the listener filters on the new events list, with the secret it kept.
-    const url = gateway.webhooks.routes().find((route) => route.name === 'gh')!.url!;
+    const url = (await gateway.webhooks.routes()).find((route) => route.name === 'gh')!.url!;
     const post = (event: string, secret: string) => {
       const body = JSON.stringify({ action: 'opened' });
       return fetch(url, { method: 'POST', headers: githubHeaders(secret, body, event), body });

@@ -19,14 +19,14 @@ describe('/webhook in the console (the core subscribe command the CLI uses too)'
     await waitForFrame(lastFrame, (f) => f.includes("switchboard in-process · http://127.0.0.1:"));
     await slash(stdin, lastFrame, 'webhook subscribe CI --events push,pull_request --prompt "Build {ref} now" --deliver local --deliver-extra note={ref} --description "CI hook"');
     const card = await waitForFrame(lastFrame, (f) => f.includes('Subscribed "ci"'));
-    const url = gateway.webhooks.routes().find((route) => route.name === 'ci')!.url!;
+    const url = (await gateway.webhooks.routes()).find((route) => route.name === 'ci')!.url!;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks\/ci$/);
     expect(card).toContain(`URL:      ${url}`);
     expect(card).toContain('Secret:   ••••');
     expect(card).toContain('Events:   push, pull_request');
     expect(card).toContain('Deliver:  local note={ref}');
     expect(card).toContain('Prompt:   Build {ref} now');
-    const secret = gateway.webhooks.secretFor('ci');
+    const secret = await gateway.webhooks.secretFor('ci');
     if (!secret.ok) throw new Error(secret.reason);
     expect(card).not.toContain(secret.value);
 
@@ -54,7 +54,7 @@ describe('/webhook in the console (the core subscribe command the CLI uses too)'
     expect(updated).toContain('Deliver:  local note={ref}');
     await press(stdin, 'x');
     await waitForFrame(lastFrame, (f) => !f.includes('Secret:'));
-    const kept = gateway.webhooks.secretFor('ci');
+    const kept = await gateway.webhooks.secretFor('ci');
     expect(kept.ok && kept.value).toBe(secret.value);
 
     await slash(stdin, lastFrame, 'webhook list');
@@ -86,6 +86,6 @@ describe('/webhook in the console (the core subscribe command the CLI uses too)'
     await waitForFrame(lastFrame, (f) => bottomLine(f).includes('Not removed: "demo" is a static route in config.json, not a subscription'));
     await slash(stdin, lastFrame, 'webhook frobnicate');
     await waitForFrame(lastFrame, (f) => bottomLine(f).startsWith('Usage: /webhook subscribe <name>'));
-    expect(gateway.webhooks.routes().map((route) => route.name)).toEqual(['demo']);
+    expect((await gateway.webhooks.routes()).map((route) => route.name)).toEqual(['demo']);
   });
 });

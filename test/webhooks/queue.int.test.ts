@@ -127,19 +127,19 @@ describe('webhook run queue (real runner)', () => {
     const { send, completed, deliveries, gateway } = await started({ routes: { r: { secret: SECRET, prompt: 'p {x}', deliver: 'local' } } });
     const id = await send('r', { x: 1 });
     await waitUntil(() => completed.length === 1);
-    const replay = gateway.webhooks.replay(id);
+    const replay = await gateway.webhooks.replay(id);
     expect(replay).toMatchObject({ ok: true, value: { deliveryId: `${id}.replay-1`, replayOf: id, prompt: 'p 1', state: 'queued' } });
     await waitUntil(() => completed.length === 2);
     expect(deliveries.findByDeliveryId(`${id}.replay-1`)!.state).toBe('delivered');
-    expect(gateway.webhooks.replay(id)).toMatchObject({ ok: true, value: { deliveryId: `${id}.replay-2` } });
-    expect(gateway.webhooks.replay('nope')).toEqual({ ok: false, reason: expect.stringContaining('No recorded webhook delivery "nope"') });
+    expect(await gateway.webhooks.replay(id)).toMatchObject({ ok: true, value: { deliveryId: `${id}.replay-2` } });
+    expect(await gateway.webhooks.replay('nope')).toEqual({ ok: false, reason: expect.stringContaining('No recorded webhook delivery "nope"') });
 
     const tested = await gateway.webhooks.test('r', { event: 'push', payload: { x: 'from test' } });
     expect(tested).toMatchObject({ ok: true, value: { status: 202, body: { status: 'accepted', route: 'r', event: 'push' } } });
     await waitUntil(() => completed.length === 4);
     expect(deliveries.findByDeliveryId(tested.ok ? tested.value.deliveryId : '')!.prompt).toBe('p from test');
     expect(await gateway.webhooks.test('absent')).toMatchObject({ ok: false, reason: expect.stringContaining('Unknown webhook route "absent"') });
-    expect(gateway.webhooks.counts()).toMatchObject({ delivered: 4, queued: 0, running: 0 });
+    expect(await gateway.webhooks.counts()).toMatchObject({ delivered: 4, queued: 0, running: 0 });
   });
 
   it('a stop during a run queues it again; the next start runs it and the rest, each once', async () => {

@@ -30,6 +30,6 @@ describe('[SILENT] on a webhook run (issue #18 item 18)', () => {
     expect(completed[0]).toMatchObject({ state: 'silent', delivery: { ok: true, detail: 'the answer contains [SILENT]: not delivered' } });
     expect(fs.existsSync(path.join(home.root, 'deliveries', 'quiet'))).toBe(false);
     expect(createOutputDeliveryStore(made.store).recent({ limit: 10 })).toEqual([]);
-    expect(made.gateway.webhooks.counts()).toMatchObject({ silent: 1, delivered: 0 });
+    expect(await made.gateway.webhooks.counts()).toMatchObject({ silent: 1, delivered: 0 });
   });
 });
