@@ -303,3 +303,26 @@ describe('PostgreSQL migrations', () => {
     }
   });
 });
+
+describe('PostgreSQL: each node recovers only what it held', () => {
+  it('a restarted node requeues its own running deliveries and closes its own runs, not those another node is running', async () => {
+    const url = await postgres.freshDatabase();
+    const [storeA, storeB] = await Promise.all([openPgStore(url), openPgStore(url)]);
+    closers.push(() => storeA!.close(), () => storeB!.close());
+    const a = pgBackends(storeA!, Date.now, 'node-a');
+    const b = pgBackends(storeB!, Date.now, 'node-b');
+    for (const id of ['n-1', 'n-2']) await a.deliveries.accept(delivery(id), WINDOW);
+    const heldByA = (await a.deliveries.claimNext(2_000))!;
+    const heldByB = (await b.deliveries.claimNext(2_000))!;
+    await a.runs.started({ id: 'run-a', origin: 'webhook', provider: 'dry-run', systemPrompt: '', prompt: 'p', startedAtMs: 2_000 });
+    await b.runs.started({ id: 'run-b', origin: 'webhook', provider: 'dry-run', systemPrompt: '', prompt: 'p', startedAtMs: 2_000 });
+
+    // B restarts: its row goes back to the queue and its run is closed; A's row and run stay running.
+    expect((await b.deliveries.recover()).requeued).toBe(1);
+    expect(await b.runs.closeInterrupted('stopped', 3_000)).toBe(1);
+    expect((await a.deliveries.get(heldByA.seq))!.state).toBe('running');
+    expect((await a.deliveries.get(heldByB.seq))!.state).toBe('queued');
+    expect((await a.runs.get('run-a'))!.status).toBe('running');
+    expect((await a.runs.get('run-b'))!.status).toBe('interrupted');
+  });
+});

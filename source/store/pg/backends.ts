@@ -8,15 +8,18 @@ import { createPgRunStore } from './runs.js';
 import { createPgDeliveryStore } from './webhook-deliveries.js';
 import { createPgSubscriptionStore } from './webhook-subscriptions.js';
 
-/** Every ported domain on one PostgreSQL store. */
-export function pgBackends(store: PgStore, now: () => number = Date.now): StoreBackends {
+/**
+ * Every domain on one PostgreSQL store, for the node `nodeId`: the rows it takes to run are marked
+ * with it, and its recovery after a restart takes only those.
+ */
+export function pgBackends(store: PgStore, now: () => number = Date.now, nodeId = 'local'): StoreBackends {
   return {
-    deliveries: createPgDeliveryStore(store),
+    deliveries: createPgDeliveryStore(store, nodeId),
     subscriptions: createPgSubscriptionStore(store),
     audit: createPgAuditLog(store, now),
     approvals: createPgApprovalStore(store),
-    runs: createPgRunStore(store),
-    jobs: createPgJobStore(store),
-    outputDeliveries: createPgOutputDeliveryStore(store),
+    runs: createPgRunStore(store, nodeId),
+    jobs: createPgJobStore(store, nodeId),
+    outputDeliveries: createPgOutputDeliveryStore(store, nodeId),
   };
 }

@@ -13,7 +13,7 @@ const recordLast = `UPDATE jobs SET last_run_at_ms = $1, last_status = $2, last_
   consecutive_failures = CASE WHEN $4 THEN consecutive_failures + 1 ELSE 0 END WHERE id = $5`;
 
 /** Jobs and their run history on PostgreSQL: every node schedules from the same rows. */
-export function createPgJobStore(store: PgStore): JobBackend {
+export function createPgJobStore(store: PgStore, nodeId: string): JobBackend {
   const jobs = async (where: string, params: unknown[] = []) => (await store.query<JobRow>(`SELECT ${jobColumns} FROM jobs ${where}`, params)).rows;
   const runs = async (where: string, params: unknown[] = []) => (await store.query<JobRunRow>(`SELECT ${runColumns} FROM job_runs ${where}`, params)).rows;
   const changed = async (sql: string, params: unknown[]) => (await store.query(sql, params)).rowCount ?? 0;
@@ -42,11 +42,11 @@ export function createPgJobStore(store: PgStore): JobBackend {
     },
     remove: async (id) => (await changed('DELETE FROM jobs WHERE id = $1', [id])) > 0,
     async addRun(run) {
-      await store.query(`INSERT INTO job_runs (id, job_id, job_name, trigger, status, reason, scheduled_at_ms, queued_at_ms, started_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [run.id, run.jobId, run.jobName, run.trigger, run.status, run.reason ?? null, run.scheduledAtMs ?? null, run.atMs, run.status === 'queued' ? null : run.atMs]);
+      await store.query(`INSERT INTO job_runs (id, job_id, job_name, trigger, status, reason, scheduled_at_ms, queued_at_ms, started_at_ms, node_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [run.id, run.jobId, run.jobName, run.trigger, run.status, run.reason ?? null, run.scheduledAtMs ?? null, run.atMs, run.status === 'queued' ? null : run.atMs, run.status === 'queued' ? null : nodeId]);
     },
     // The row lock of the UPDATE: of nodes claiming one queued run at once, one gets it.
-    claim: async (runId, nowMs) => (await changed(`UPDATE job_runs SET status = 'running', started_at_ms = $1 WHERE id = $2 AND status = 'queued'`, [nowMs, runId])) > 0,
+    claim: async (runId, nowMs) => (await changed(`UPDATE job_runs SET status = 'running', started_at_ms = $1, node_id = $3 WHERE id = $2 AND status = 'queued'`, [nowMs, runId, nodeId])) > 0,
     queued: () => runs(`WHERE status = 'queued' ORDER BY queued_at_ms, inserted`),
     finishRun: (runId, jobId, outcome) => store.transaction(async (client) => {
       await client.query(`UPDATE job_runs SET status = $1, reason = $2, finished_at_ms = $3, script_ms = $4, agent_run_id = $5, output = $6, error = $7,
@@ -60,7 +60,7 @@ export function createPgJobStore(store: PgStore): JobBackend {
     runs: (jobId, limit) => (jobId ? runs('WHERE job_id = $1 ORDER BY queued_at_ms DESC, inserted DESC LIMIT $2', [jobId, limit]) : runs('ORDER BY queued_at_ms DESC, inserted DESC LIMIT $1', [limit])),
     // As on SQLite: every running run. With several nodes: only the runs of a node that stopped (docs/cluster.md).
     closeInterrupted: (reason, nowMs) => store.transaction(async (client) => {
-      const { rows } = await client.query<{ jobId: string }>(`UPDATE job_runs SET status = 'interrupted', error = $1, finished_at_ms = $2 WHERE status = 'running' RETURNING job_id AS "jobId"`, [reason, nowMs]);
+      const { rows } = await client.query<{ jobId: string }>(`UPDATE job_runs SET status = 'interrupted', error = $1, finished_at_ms = $2 WHERE status = 'running' AND node_id = $3 RETURNING job_id AS "jobId"`, [reason, nowMs, nodeId]);
       for (const { jobId } of rows) await client.query(recordLast, [nowMs, 'interrupted', reason, true, jobId]);
       return rows.length;
     }),

@@ -202,4 +202,15 @@ export const pgMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'the node that holds each running row',
+    // A node recovers after a restart only what it held itself: the rows of the others are theirs.
+    sql: `
+      ALTER TABLE webhook_deliveries ADD COLUMN node_id TEXT;
+      ALTER TABLE runs ADD COLUMN node_id TEXT;
+      ALTER TABLE job_runs ADD COLUMN node_id TEXT;
+      ALTER TABLE output_deliveries ADD COLUMN node_id TEXT;
+    `,
+  },
 ];

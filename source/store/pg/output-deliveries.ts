@@ -10,7 +10,7 @@ const columns = `id, target, extra, subject, output, run_failed AS "runFailed", 
 const settleSql = 'UPDATE output_deliveries SET status = $1, chunks_total = $2, chunks_sent = $3, detail = $4, error = $5, updated_at_ms = $6 WHERE id = $7';
 
 /** Every output sent anywhere with each attempt, on PostgreSQL. */
-export function createPgOutputDeliveryStore(store: PgStore): OutputDeliveryBackend {
+export function createPgOutputDeliveryStore(store: PgStore, nodeId: string): OutputDeliveryBackend {
   /** Rows with their attempts (one query for all of them). */
   const hydrate = async (rows: Array<Omit<OutputDelivery, 'attempts'>>): Promise<OutputDelivery[]> => {
     if (rows.length === 0) return [];
@@ -21,8 +21,8 @@ export function createPgOutputDeliveryStore(store: PgStore): OutputDeliveryBacke
   const select = async (where: string, params: unknown[]) => hydrate((await store.query<Omit<OutputDelivery, 'attempts'>>(`SELECT ${columns} FROM output_deliveries ${where}`, params)).rows);
   return {
     async create(record) {
-      await store.query(`INSERT INTO output_deliveries (id, target, extra, subject, output, run_failed, status, created_at_ms, updated_at_ms) VALUES ($1, $2, $3, $4, $5, $6, 'sending', $7, $7)`,
-        [record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed, record.createdAtMs]);
+      await store.query(`INSERT INTO output_deliveries (id, target, extra, subject, output, run_failed, status, created_at_ms, updated_at_ms, node_id) VALUES ($1, $2, $3, $4, $5, $6, 'sending', $7, $7, $8)`,
+        [record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed, record.createdAtMs, nodeId]);
     },
     // One sender per delivery numbers its attempts, as on SQLite.
     async attempt(id, attempt) {
@@ -33,9 +33,9 @@ export function createPgOutputDeliveryStore(store: PgStore): OutputDeliveryBacke
     async settle(id, state) {
       await store.query(settleSql, [state.status, state.chunksTotal, state.chunksSent, state.detail ?? null, state.error ?? null, state.atMs, id]);
     },
-    // As on SQLite: every `sending` row. With several nodes: only those of a node that stopped (docs/cluster.md).
+    // The `sending` rows of this node (a restart); another node's are its own (docs/cluster.md).
     recoverInterrupted: (repeatable, atMs) => store.transaction(async (client) => {
-      const { rows } = await client.query<{ id: string; target: string }>(`SELECT id, target FROM output_deliveries WHERE status = 'sending' FOR UPDATE`);
+      const { rows } = await client.query<{ id: string; target: string }>(`SELECT id, target FROM output_deliveries WHERE status = 'sending' AND node_id = $1 FOR UPDATE`, [nodeId]);
       let uncertain = 0;
       let failed = 0;
       for (const row of rows) {

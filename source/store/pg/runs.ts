@@ -7,7 +7,7 @@ const columns = `id, origin, status, provider, model, system_prompt AS "systemPr
   input_tokens AS "inputTokens", output_tokens AS "outputTokens", started_at_ms AS "startedAtMs", finished_at_ms AS "finishedAtMs"`;
 
 /** Every agent run with its tool calls, on PostgreSQL (arguments and results cut as on SQLite). */
-export function createPgRunStore(store: PgStore): RunBackend {
+export function createPgRunStore(store: PgStore, nodeId: string): RunBackend {
   const withCalls = async (rows: Array<Omit<RunRow, 'toolCalls'>>): Promise<RunRow[]> => {
     if (rows.length === 0) return [];
     const { rows: calls } = await store.query<RunRow['toolCalls'][number] & { runId: string }>(`SELECT run_id AS "runId", call_id AS "callId", name, args, result,
@@ -17,8 +17,8 @@ export function createPgRunStore(store: PgStore): RunBackend {
   };
   return {
     async started(run) {
-      await store.query(`INSERT INTO runs (id, origin, status, provider, model, system_prompt, prompt, started_at_ms) VALUES ($1, $2, 'running', $3, $4, $5, $6, $7)`,
-        [run.id, run.origin, run.provider, run.model ?? null, run.systemPrompt, run.prompt, run.startedAtMs]);
+      await store.query(`INSERT INTO runs (id, origin, status, provider, model, system_prompt, prompt, started_at_ms, node_id) VALUES ($1, $2, 'running', $3, $4, $5, $6, $7, $8)`,
+        [run.id, run.origin, run.provider, run.model ?? null, run.systemPrompt, run.prompt, run.startedAtMs, nodeId]);
     },
     async toolCall(runId, seq, call) {
       await store.query(`INSERT INTO run_tool_calls (run_id, seq, call_id, name, args, result, is_error, started_at_ms, finished_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -29,7 +29,7 @@ export function createPgRunStore(store: PgStore): RunBackend {
         [result.status, result.output, result.error ?? null, result.steps, result.usage.inputTokens, result.usage.outputTokens, result.finishedAtMs, result.runId]);
     },
     // As on SQLite: every running run. With several nodes: only the runs of a node that stopped (docs/cluster.md).
-    closeInterrupted: async (reason, nowMs) => (await store.query(`UPDATE runs SET status = 'interrupted', error = $1, finished_at_ms = $2 WHERE status = 'running'`, [reason, nowMs])).rowCount ?? 0,
+    closeInterrupted: async (reason, nowMs) => (await store.query(`UPDATE runs SET status = 'interrupted', error = $1, finished_at_ms = $2 WHERE status = 'running' AND node_id = $3`, [reason, nowMs, nodeId])).rowCount ?? 0,
     get: async (id) => (await withCalls((await store.query<Omit<RunRow, 'toolCalls'>>(`SELECT ${columns} FROM runs WHERE id = $1`, [id])).rows))[0],
     recent: async (limit = 20) => withCalls((await store.query<Omit<RunRow, 'toolCalls'>>(`SELECT ${columns} FROM runs ORDER BY started_at_ms DESC, inserted DESC LIMIT $1`, [limit])).rows),
   };

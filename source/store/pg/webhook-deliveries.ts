@@ -13,7 +13,7 @@ const values = (row: NewDelivery) => [row.route, row.deliveryId, row.event, JSON
   JSON.stringify(row.skills), row.target, JSON.stringify(row.targetExtra), row.replayOf ?? null, row.receivedAtMs];
 
 /** Accepted webhook deliveries on PostgreSQL: the same operations and answers as the SQLite domain. */
-export function createPgDeliveryStore(store: PgStore): DeliveryBackend {
+export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryBackend {
   const one = async (sql: string, params: unknown[]) => (await store.query<DeliveryRecord & Record<string, unknown>>(sql, params)).rows[0];
   const insert = async (row: NewDelivery, query: (sql: string, params: unknown[]) => Promise<{ rows: Array<{ id: number }> }> = (sql, params) => store.query(sql, params)) =>
     (await query(insertSql, values(row))).rows[0]!.id;
@@ -40,8 +40,8 @@ export function createPgDeliveryStore(store: PgStore): DeliveryBackend {
       });
     },
     // SKIP LOCKED: nodes claiming at once each take a different row, none waits for another.
-    claimNext: (now) => one(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = $1
-      WHERE id = (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING ${columns}`, [now]),
+    claimNext: (now) => one(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = $1, node_id = $2
+      WHERE id = (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING ${columns}`, [now, nodeId]),
     async recordRun(seq, run) {
       await store.query('UPDATE webhook_deliveries SET run_id = $1, run_status = $2, output = $3, error = $4 WHERE id = $5', [run.runId, run.status, run.output, run.error ?? null, seq]);
     },
@@ -51,11 +51,11 @@ export function createPgDeliveryStore(store: PgStore): DeliveryBackend {
     async requeue(seq) {
       await store.query(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE id = $1 AND state = 'running'`, [seq]);
     },
-    // As on SQLite, every running row counts as this node's. With several nodes this must become
-    // "the rows of nodes that stopped" (pg-boss expiry, docs/cluster.md): not done yet.
+    // The running rows this node held when it stopped; another node's are its own to recover
+    // (rows of a node that never comes back: docs/cluster.md).
     recover: () => store.transaction(async (client) => {
-      const requeued = await client.query(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE state = 'running' AND run_status IS NULL`);
-      const { rows } = await client.query<DeliveryRecord>(`SELECT ${columns} FROM webhook_deliveries WHERE state = 'running' AND run_status IS NOT NULL ORDER BY id`);
+      const requeued = await client.query(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE state = 'running' AND run_status IS NULL AND node_id = $1`, [nodeId]);
+      const { rows } = await client.query<DeliveryRecord>(`SELECT ${columns} FROM webhook_deliveries WHERE state = 'running' AND run_status IS NOT NULL AND node_id = $1 ORDER BY id`, [nodeId]);
       return { requeued: requeued.rowCount ?? 0, undelivered: rows };
     }),
     get: (seq) => one(`SELECT ${columns} FROM webhook_deliveries WHERE id = $1`, [seq]),
