@@ -10,7 +10,10 @@ import { createLogRing, type LogRing } from '../infra/log-ring.js';
 import { createLogger } from '../infra/logger.js';
 import type { LogFileHealth } from '../infra/log-file.js';
 import { loadCheckedConfig } from '../gateway/check-config.js';
+import type { StoreBackends } from '../store/async-domains.js';
 import { openStore, type Store } from '../store/database.js';
+import { databaseUrl, nodeIdOf } from '../store/database-url.js';
+import type { SharedStore } from '../store/shared-store.js';
 import { faultSummary } from '../store/store-fault.js';
 import { coreState, initialState } from './gateway-state.js';
 import { createOperations, dispatchOperation, hasOperation, type Operations } from './index.js';
@@ -20,6 +23,8 @@ export interface GatewayHostOptions {
   home: HomeLayout;
   config: ResolvedConfig;
   store: Store;
+  /** The domains on a shared PostgreSQL (cluster mode); SQLite's over `store` when absent. */
+  backends?: StoreBackends;
   logger: Logger;
   /** The gateway's log lines, forwarded to attached consoles as `log.line` events. */
   logRing: LogRing;
@@ -54,6 +59,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   const headless = config.values.approvals?.headless ?? 'deny';
   const gateway = createGateway({
     config, store: options.store, logger, mode: options.mode, ...(options.logHealth ? { logHealth: options.logHealth } : {}),
+    ...(options.backends ? { backends: options.backends } : {}),
     ...(options.mode === 'headless' ? { approvalPolicy: () => (operators() > 0 ? 'interactive' : headless) } : {}),
   });
   const activity = createReadModel(await initialState(gateway));
@@ -133,10 +139,18 @@ export async function startHomeGateway(home: HomeLayout, options: { mode: 'headl
   const logRing = createLogRing();
   const { logger, fileLogger, health: logHealth, close: closeLog } = createLogger({ file: home.gatewayLog, level: config.logLevel, mode: options.mode, sink: logRing.stream });
   let store: Store | undefined;
+  let shared: SharedStore | undefined;
   try {
     store = openStore(home.stateDb);
     const opened = store;
-    const host = await startGatewayHost({ home, config, store, logger, logRing, logHealth, mode: options.mode, version: options.version });
+    const url = databaseUrl(config.values);
+    if (url) {
+      const { openSharedStore } = await import('../store/shared-store.js');
+      shared = await openSharedStore(url, nodeIdOf(home.root));
+      logger.info(`Store: PostgreSQL at ${shared.shown}, shared with the other nodes; this node is ${shared.nodeId}`);
+    }
+    const sharedStore = shared;
+    const host = await startGatewayHost({ home, config, store, logger, logRing, logHealth, mode: options.mode, version: options.version, ...(sharedStore ? { backends: sharedStore.backends } : {}) });
     return {
       host, logRing, fileLogger,
       async stop(reason) {
@@ -144,6 +158,7 @@ export async function startHomeGateway(home: HomeLayout, options: { mode: 'headl
           await host.stop(reason);
           host.gateway.events.removeAllListeners();
           opened.close();
+          await sharedStore?.close();
           return true;
         };
         const deadline = new Promise<false>((resolve) => setTimeout(() => resolve(false), SHUTDOWN_DEADLINE_MS).unref());
@@ -159,6 +174,7 @@ export async function startHomeGateway(home: HomeLayout, options: { mode: 'headl
   } catch (error) {
     fileLogger.error({ err: error }, 'Gateway failed to start');
     store?.close();
+    await shared?.close();
     await closeLog();
     throw error;
   }

@@ -37,7 +37,8 @@ const MIGRATION_LOCK = 726_514_001;
  * versions the first one applied.
  */
 export async function openPgStore(url: string, migrations: readonly Migration[] = pgMigrations): Promise<PgStore> {
-  const pool = new pg.Pool({ connectionString: url, types, max: 10 });
+  // A database that does not answer fails the start after 10 s instead of hanging it.
+  const pool = new pg.Pool({ connectionString: url, types, max: 10, connectionTimeoutMillis: 10_000 });
   // An idle connection that dies (a database restart) must not take the process down with it.
   pool.on('error', () => {});
   const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
