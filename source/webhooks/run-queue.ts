@@ -20,7 +20,7 @@ export interface RunQueueDeps {
   /** How often the store is polled for work written by other processes (`webhook replay`). */
   pollMs?: number;
   /** The id of a send a crash left uncertain for this delivery (output_deliveries), if any. */
-  uncertainSend?: (route: string, deliveryId: string) => string | undefined;
+  uncertainSend?: (route: string, deliveryId: string) => Promise<string | undefined>;
 }
 
 /** The system text of every webhook run: the payload is the sender's data, never instructions. */
@@ -156,12 +156,12 @@ export function createRunQueue(deps: RunQueueDeps) {
 
   return {
     /** Resumes what a previous process left (crash, kill -9), then starts taking work. */
-    start(): void {
+    async start(): Promise<void> {
       const { requeued, undelivered } = deps.deliveries.recover();
       stopping = false;
       if (requeued > 0) deps.logger.info(`Webhook queue: ${requeued} interrupted run(s) queued again`);
       for (const row of undelivered) {
-        const uncertain = deps.uncertainSend?.(row.route, row.deliveryId);
+        const uncertain = await deps.uncertainSend?.(row.route, row.deliveryId);
         if (uncertain) {
           // Its delivery was on its way when the gateway stopped: sending it again could post twice.
           const reason = `uncertain: the gateway stopped while this was being sent to ${row.target}; it may have arrived. Check, then switchboard deliveries retry ${uncertain.slice(0, 8)} to send it again`;
