@@ -5,8 +5,8 @@ import { homeLayout } from '../config/home.js';
 import type { ConfigFile } from '../config/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
 import { ghPrComment } from '../infra/gh.js';
-import type { Store } from '../store/database.js';
-import { createOutputDeliveryStore, type OutputDeliveryStore } from '../store/output-deliveries.js';
+import type { OutputDeliveryBackend } from '../store/async-domains.js';
+import type { OutputDeliveryStatus } from '../store/output-deliveries.js';
 import { defaultRetryPolicy, sendWithRetries, type AttemptOutcome, type AttemptRecord, type RetryPolicy } from './attempts.js';
 import { discordSends } from './discord-target.js';
 import { emailSends } from './email-target.js';
@@ -26,8 +26,8 @@ export interface DeliverDeps {
   now?: () => number;
   /** Interpolated config, for the messaging platforms' settings. */
   config?: ConfigFile;
-  /** Records every delivery and attempt (history, retries). */
-  store?: Store;
+  /** Records every delivery and attempt (history, retries): the store's output deliveries, on any backend. */
+  history?: OutputDeliveryBackend;
   retry?: Partial<RetryPolicy>;
   /** Environment for `gh` (tests put a fake gh first on PATH). */
   ghEnv?: NodeJS.ProcessEnv;
@@ -46,7 +46,20 @@ export interface DeliveryService {
   deliver: Deliver;
   /** Sends a recorded failed delivery again, from the first chunk that did not go out. */
   retry(id: string): Promise<DeliveryResult>;
-  history: OutputDeliveryStore | undefined;
+  history: OutputDeliveryBackend | undefined;
+  /**
+   * Failed deliveries on record, read by the console's header on every frame, so from memory: read
+   * from the store at start (`recoverInterrupted`, `loadFailedCount`), then kept up to date by this
+   * process's sends and retries. Another node's changes reach it later (cluster step: LISTEN/NOTIFY).
+   */
+  failedCount(): number;
+  /** Reads the failed count from the store into memory (a process that does not start the gateway). */
+  loadFailedCount(): Promise<number>;
+  /**
+   * At start: what a previous process left `sending` becomes `uncertain` (targets that must not get it
+   * twice) or `failed`; then the failed count is read. Undefined without a history.
+   */
+  recoverInterrupted(atMs: number): Promise<{ uncertain: number; failed: number } | undefined>;
 }
 
 /** Routes each output to its target, with retries for network targets and a record of every attempt. */
@@ -54,14 +67,15 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
   const now = deps.now ?? Date.now;
   const policy = { ...defaultRetryPolicy, ...deps.retry };
   const platforms = platformSettings(deps.config);
-  const history = deps.store ? createOutputDeliveryStore(deps.store) : undefined;
+  const history = deps.history;
+  let failed = 0;
 
-  async function send(request: DeliveryRequest, recordId: string | undefined, fromChunk: number): Promise<DeliveryResult & { chunksTotal: number; chunksSent: number }> {
+  async function send(request: DeliveryRequest, record: RecordedSend | undefined, fromChunk: number): Promise<DeliveryResult & { chunksTotal: number; chunksSent: number }> {
     const extra = request.extra ?? {};
     const resolved = resolveTarget(request.target, extra, platforms, { for: request.subject.kind === 'webhook' ? 'webhook' : 'job' });
     if (!resolved.ok) return { ok: false, reason: resolved.reason, chunksTotal: 0, chunksSent: 0 };
     const target = resolved.value;
-    const report = (chunk: number) => (attempt: Omit<AttemptRecord, 'chunk'>) => { if (recordId) history?.attempt(recordId, { ...attempt, chunk }); };
+    const report = (chunk: number) => (attempt: Omit<AttemptRecord, 'chunk'>) => { if (record && history) void record.writes.write(() => history.attempt(record.id, { ...attempt, chunk })); };
     switch (target.kind) {
       case 'log':
         return { ...deliverToLog(deps.logger, request), chunksTotal: 1, chunksSent: 1 };
@@ -100,15 +114,26 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
     return { ok: true as const, detail: `sent to ${target.kind} ${target.recipient}${parts}`, chunksTotal: sends.length, chunksSent: sends.length };
   }
 
-  async function run(request: DeliveryRequest, recordId: string | undefined, fromChunk: number): Promise<DeliveryResult> {
+  async function run(request: DeliveryRequest, record: RecordedSend | undefined, fromChunk: number): Promise<DeliveryResult> {
     let result: DeliveryResult & { chunksTotal: number; chunksSent: number };
     try {
-      result = await send(request, recordId, fromChunk);
+      result = await send(request, record, fromChunk);
     } catch (error) {
       result = { ok: false, reason: `delivery to ${request.target} failed: ${(error as Error).message}`, chunksTotal: 0, chunksSent: 0 };
     }
-    if (recordId) {
-      history?.settle(recordId, { status: result.ok ? 'delivered' : 'failed', chunksTotal: result.chunksTotal, chunksSent: result.chunksSent, atMs: now(), ...(result.ok ? { detail: result.detail } : { error: result.reason }) });
+    return conclude(request, record, result);
+  }
+
+  /** Records the outcome, logs it and tells the console. */
+  async function conclude(request: DeliveryRequest, record: RecordedSend | undefined, result: DeliveryResult & { chunksTotal: number; chunksSent: number }): Promise<DeliveryResult> {
+    const recordId = record?.id;
+    if (record && history) {
+      const status = result.ok ? 'delivered' : 'failed';
+      // Never below zero: a row another writer failed is counted only from the next read of the store.
+      failed = Math.max(0, failed + (status === 'failed' ? 1 : 0) - (record.was === 'failed' ? 1 : 0));
+      const state = { status, chunksTotal: result.chunksTotal, chunksSent: result.chunksSent, atMs: now(), ...(result.ok ? { detail: result.detail } : { error: result.reason }) } as const;
+      // Settled on record before the outcome is reported, so whoever reads the history next sees it.
+      await record.writes.write(() => history.settle(record.id, state));
     }
     // A `log` delivery's own line is the record of it (log-target.ts): no second line saying so.
     if (result.ok && request.target !== 'log') deps.logger.info({ delivery: recordId, target: request.target, ...(request.subject.kind === 'webhook' ? PER_DELIVERY : {}) }, `Delivered ${describeSubject(request)} to ${request.target}: ${result.detail}`);
@@ -118,22 +143,72 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
     return outcome;
   }
 
+  const loadFailedCount = async () => {
+    failed = history ? await history.countFailed() : 0;
+    return failed;
+  };
+
   return {
     history,
+    failedCount: () => failed,
+    loadFailedCount,
+    async recoverInterrupted(atMs) {
+      if (!history) return undefined;
+      const left = await history.recoverInterrupted(repeatableTarget, atMs);
+      await loadFailedCount();
+      return left;
+    },
     async deliver(request) {
-      const recordId = history ? randomUUID() : undefined;
-      if (recordId) {
-        const recorded = history!.create({ id: recordId, target: request.target, extra: request.extra ?? {}, subject: request.subject, output: request.output, runFailed: request.failed === true, createdAtMs: now() });
-        // The attempt is on record before the side effect: after a crash it is known to be in doubt, not forgotten.
-        if (!repeatableTarget(request.target)) await recorded;
+      if (!history) return run(request, undefined, 0);
+      const id = randomUUID();
+      const recorded = history.create({ id, target: request.target, extra: request.extra ?? {}, subject: request.subject, output: request.output, runFailed: request.failed === true, createdAtMs: now() });
+      // The attempt is on record before the side effect: after a crash it is known to be in doubt, not forgotten.
+      if (!repeatableTarget(request.target)) {
+        const refused = await recorded.then(() => undefined, (error: unknown) => error as Error);
+        // Sent without a record, a crash mid-send would leave no trace of a message that may have gone out.
+        if (refused) return conclude(request, undefined, { ok: false, reason: `not sent to ${request.target}: its record could not be written first (${refused.message})`, chunksTotal: 0, chunksSent: 0 });
       }
-      return run(request, recordId, 0);
+      return run(request, { id, writes: recordWrites(id, recorded, deps.logger) }, 0);
     },
     async retry(id) {
-      const record = history?.get(id);
+      const record = await history?.get(id);
       if (!record) return { ok: false, reason: `no delivery with id ${id}` };
       if (record.status === 'delivered') return { ok: false, reason: `delivery ${id} was already delivered; nothing to retry` };
-      return run({ target: record.target, extra: record.extra, subject: record.subject, output: record.output, failed: record.runFailed }, id, record.chunksSent);
+      return run({ target: record.target, extra: record.extra, subject: record.subject, output: record.output, failed: record.runFailed }, { id, writes: recordWrites(id, Promise.resolve(), deps.logger), was: record.status }, record.chunksSent);
+    },
+  };
+}
+
+/** A send on record; `was`: the record's status before this send (a retry), for the failed count. */
+interface RecordedSend {
+  id: string;
+  writes: RecordWrites;
+  was?: OutputDeliveryStatus;
+}
+
+interface RecordWrites {
+  /** Runs `write` after the record's earlier writes; settles once it is done (or refused and logged). */
+  write(write: () => Promise<void>): Promise<void>;
+}
+
+/**
+ * One record's writes, in order: its row before its attempts, the attempts before the outcome (on
+ * PostgreSQL each is a round trip, and an attempt row needs its delivery row). A write the store
+ * refuses is logged and the rest go on; the send is not undone for it, and a row left `sending` is
+ * marked at the next start. Without its row (`first` refused) nothing more is written.
+ */
+function recordWrites(recordId: string, first: Promise<void>, logger: Logger): RecordWrites {
+  const lost = (error: unknown) => logger.warn({ err: error, delivery: recordId }, `Recording delivery ${recordId} failed: ${(error as Error).message}`);
+  const created = first.then(() => true, (error: unknown) => {
+    lost(error);
+    return false;
+  });
+  let chain: Promise<unknown> = created;
+  return {
+    write(write) {
+      const next = chain.then(async () => { if (await created) await write(); }).catch(lost);
+      chain = next;
+      return next;
     },
   };
 }

@@ -7,7 +7,7 @@ import type { RunAgent } from '../agent/types.js';
 import { ConfigError } from '../config/errors.js';
 import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
 import { routeTargetIssues } from '../delivery/check-config.js';
-import { createDeliveryService, repeatableTarget, type DeliveryService } from '../delivery/deliver.js';
+import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
 import type { DeliveryRequest } from '../delivery/types.js';
 import { describeSubject } from '../delivery/log-target.js';
 import { reapOrphans } from '../infra/child-records.js';
@@ -147,7 +147,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return { ok: true as const, detail: 'shown in the console Output pane' };
   };
   const deliveries = createDeliveryService({
-    homeRoot: config.home.root, logger, config: config.values, store: deps.store, events, now,
+    homeRoot: config.home.root, logger, config: config.values, history: backends.outputDeliveries, events, now,
     ...(deps.mode === 'console' ? { origin: showInConsole } : {}),
   });
   const mcp = createMcpComponent({ config, logger, events, tools: agentStack.tools, approvals: agentStack.approvals, model: agentStack.agent.model, now });
@@ -216,10 +216,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     // Before any queue runs: sends a crashed process left half-done are marked (uncertain, or failed to be redone).
     {
       name: 'interrupted deliveries',
-      start: () => {
+      start: async () => {
         const runs = runRecords.closeInterrupted('the gateway stopped during this run', now());
         if (runs > 0) logger.warn(`${runs} agent run(s) left running by a stopped gateway were closed as interrupted`);
-        const left = deliveries.history?.recoverInterrupted(repeatableTarget, now());
+        const left = await deliveries.recoverInterrupted(now());
         if (left && left.uncertain > 0) logger.warn(`${left.uncertain} delivery(ies) were being sent when the gateway stopped and may or may not have arrived: marked uncertain (switchboard deliveries list; retry with switchboard deliveries retry <id>)`);
       },
       stop: () => {},

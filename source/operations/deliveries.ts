@@ -23,12 +23,12 @@ export function createDeliveryOperations(core: OperationsCore): DeliveryOperatio
   };
   return {
     async list(params: Params) {
-      const rows = (await history()).recent({ failedOnly: optionalFlag(params, 'failed', 'deliveries.list'), limit: optionalCount(params, 'limit', 'deliveries.list', 50) });
+      const rows = await (await history()).recent({ failedOnly: optionalFlag(params, 'failed', 'deliveries.list'), limit: optionalCount(params, 'limit', 'deliveries.list', 50) });
       return rows.map(({ output: _output, ...row }) => ({ ...row, title: describeSubject(row) }));
     },
     async retry(params: Params) {
       const ref = text(params, 'id', 'deliveries.retry');
-      const found = (await history()).find(ref);
+      const found = await (await history()).find(ref);
       if (found === 'ambiguous') throw new OperatorError('invalid', `"${ref}" matches more than one delivery`, 'Type more characters of the id (switchboard deliveries list).');
       if (!found) throw new OperatorError('not_found', `No delivery with id "${ref}"`, 'See them with: switchboard deliveries list --failed');
       return (await core.gateway()).deliveries.retry(found.id);

@@ -14,7 +14,7 @@ export function coreState(gateway: Gateway): Pick<GatewayState, 'gateway' | 'app
     grants: gateway.approvals.grants(),
     mcpServers: gateway.mcp.list(),
     jobs: gateway.jobs.list({ all: true }),
-    failedDeliveries: gateway.deliveries.history?.countFailed() ?? 0,
+    failedDeliveries: gateway.deliveries.failedCount(),
   };
 }
 

@@ -94,7 +94,10 @@ export function createLocalOperations(home: HomeLayout, options: { version: stri
     },
   }, async () => {
     const { initialState } = await import('./gateway-state.js');
-    return initialState(await gatewayOnce());
+    const gateway = await gatewayOnce();
+    // Not started here, so the failed count kept in memory is read from the store first.
+    await gateway.deliveries.loadFailedCount();
+    return initialState(gateway);
   });
 
   return {

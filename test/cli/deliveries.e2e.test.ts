@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../source/config/default-config.js';
 import { createDeliveryService } from '../../source/delivery/deliver.js';
 import { writeConfigFile } from '../../source/infra/config-file.js';
+import { sqliteBackends } from '../../source/store/async-domains.js';
 import { openStore } from '../../source/store/database.js';
 import { startFakeService } from '../fixtures/fake-service.js';
 import { runCli } from '../helpers/cli.js';
@@ -19,7 +20,7 @@ describe('switchboard deliveries', () => {
     const config = { ...defaultConfig(), platforms: { ...defaultConfig().platforms, telegram: { enabled: true, bot_token: '42:secret-token', api_base_url: fake.url, home_channel: '-100' } } };
     writeConfigFile(home.configFile, config as Record<string, unknown>);
     const store = openStore(home.stateDb);
-    const service = createDeliveryService({ homeRoot: home.root, logger: pino({ level: 'silent' }), config, store, retry: { baseDelayMs: 5 } });
+    const service = createDeliveryService({ homeRoot: home.root, logger: pino({ level: 'silent' }), config, history: sqliteBackends(store).outputDeliveries, retry: { baseDelayMs: 5 } });
     const failed = await service.deliver({ target: 'telegram', output: 'nightly: 3 failures', subject: { kind: 'job', jobId: 'j9', jobName: 'nightly', runId: 'r' } });
     store.close();
     expect(failed.ok).toBe(false);

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDeliveryService } from '../../source/delivery/deliver.js';
 import type { DeliveryRequest } from '../../source/delivery/types.js';
 import type { ConfigFile } from '../../source/config/types.js';
+import { sqliteBackends } from '../../source/store/async-domains.js';
 import { openStore } from '../../source/store/database.js';
 import { startFakeService, type FakeReply } from '../fixtures/fake-service.js';
 import { tempHome } from '../helpers/temp-home.js';
@@ -19,7 +20,7 @@ async function service(platform: string, settings: (url: string) => Record<strin
   const store = openStore(home.stateDb);
   closers.push(() => store.close());
   const config = { platforms: { [platform]: { enabled: true, ...settings(fake.url) } } } as ConfigFile;
-  return { fake, store, ...createDeliveryService({ homeRoot: home.root, logger: pino({ level: 'silent' }), config, store, retry }) };
+  return { fake, store, ...createDeliveryService({ homeRoot: home.root, logger: pino({ level: 'silent' }), config, history: sqliteBackends(store).outputDeliveries, retry }) };
 }
 
 describe('messaging targets against local fake services', () => {
@@ -81,7 +82,7 @@ describe('retries and history', () => {
     const result = await deliver({ target: 'telegram:1', output: 'hi', subject });
     expect(result).toMatchObject({ ok: true });
     expect(fake.calls).toHaveLength(3);
-    const record = history!.get(result.recordId!)!;
+    const record = (await history!.get(result.recordId!))!;
     expect(record).toMatchObject({ status: 'delivered', target: 'telegram:1', chunksTotal: 1, chunksSent: 1, subject });
     expect(record.attempts.map((a) => [a.attempt, a.ok, a.status])).toEqual([[1, false, 500], [2, false, 500], [3, true, 200]]);
   });
@@ -107,7 +108,7 @@ describe('retries and history', () => {
     await fake.close();
     const result = await deliver({ target: 'slack:C1', output: 'x', subject });
     expect(result).toMatchObject({ ok: false, reason: expect.stringMatching(/^slack to C1 failed: fetch failed \(ECONNREFUSED\)$/) });
-    expect(history!.get(result.recordId!)!.attempts).toHaveLength(3);
+    expect((await history!.get(result.recordId!))!.attempts).toHaveLength(3);
   });
 
   it('a retry resumes from the first part that did not go out', async () => {
@@ -115,11 +116,11 @@ describe('retries and history', () => {
     const text = `${'1'.repeat(2000)}${'2'.repeat(2000)}${'3'.repeat(100)}`;
     const first = await deliver({ target: 'discord:5', output: text, subject });
     expect(first).toMatchObject({ ok: false, reason: expect.stringContaining('(part 2 of 3) failed: HTTP 502') });
-    expect(history!.get(first.recordId!)).toMatchObject({ status: 'failed', chunksSent: 1, chunksTotal: 3 });
+    expect(await history!.get(first.recordId!)).toMatchObject({ status: 'failed', chunksSent: 1, chunksTotal: 3 });
     const again = await retry(first.recordId!);
     expect(again).toMatchObject({ ok: true, detail: 'sent to discord 5 in 3 parts' });
     expect(fake.calls.map((call) => (JSON.parse(call.body) as { content: string }).content[0])).toEqual(['1', '2', '2', '2', '2', '3']);
-    expect(history!.get(first.recordId!)).toMatchObject({ status: 'delivered', chunksSent: 3 });
+    expect(await history!.get(first.recordId!)).toMatchObject({ status: 'delivered', chunksSent: 3 });
     expect(await retry(first.recordId!)).toEqual({ ok: false, reason: `delivery ${first.recordId} was already delivered; nothing to retry` });
   });
 });

@@ -1,0 +1,140 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ConfigFile } from '../../source/config/types.js';
+import { createDeliveryService } from '../../source/delivery/deliver.js';
+import type { DeliveryRequest } from '../../source/delivery/types.js';
+import { pgBackends } from '../../source/store/pg/backends.js';
+import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
+import { startFakeService } from '../fixtures/fake-service.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { tempHome } from '../helpers/temp-home.js';
+
+/**
+ * The delivery service on the PostgreSQL backend (issue #19): every write is a round trip there, so
+ * a record's row, its attempts and its outcome must be written in that order, and the record must be
+ * on the database before a chat gets the message.
+ */
+let postgres: TestPostgres;
+beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
+afterAll(async () => { await postgres?.stop(); });
+
+const closers: Array<() => unknown> = [];
+afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
+
+const subject: DeliveryRequest['subject'] = { kind: 'webhook', route: 'gh', deliveryId: 'd-1', event: 'push' };
+const telegram = (url: string) => ({ platforms: { telegram: { enabled: true, bot_token: 't', api_base_url: url } } }) as ConfigFile;
+
+async function openStore(url: string): Promise<PgStore> {
+  const store = await openPgStore(url);
+  let closed = false;
+  closers.push(() => (closed ? undefined : store.close()));
+  return { ...store, close: async () => { closed = true; await store.close(); } };
+}
+
+function service(store: PgStore, config: ConfigFile, homeRoot = tempHome().root, attempts = 3) {
+  return createDeliveryService({ homeRoot, logger: pino({ level: 'silent' }), config, history: pgBackends(store).outputDeliveries, retry: { attempts, baseDelayMs: 5 } });
+}
+
+/** A chat API that holds its first request unanswered (a send in flight when the gateway dies) and answers the others. */
+async function startHoldingService() {
+  const held: http.ServerResponse[] = [];
+  let arrived: () => void = () => {};
+  const first = new Promise<void>((resolve) => { arrived = resolve; });
+  let calls = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      calls += 1;
+      if (calls === 1) {
+        held.push(res);
+        arrived();
+      } else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const close = () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+  closers.push(close);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, first, calls: () => calls, dropHeld: () => server.closeAllConnections() };
+}
+
+describe('output deliveries on PostgreSQL', () => {
+  it('records a send with every attempt in order, and a repeatable one whose row was not awaited', async () => {
+    const fake = await startFakeService([{ status: 500, body: { ok: false } }, { status: 500, body: { ok: false } }, { body: { ok: true } }]);
+    closers.push(fake.close);
+    const store = await openStore(await postgres.freshDatabase());
+    const { deliver, history, failedCount } = service(store, telegram(fake.url));
+
+    const sent = await deliver({ target: 'telegram:1', output: 'hi', subject });
+    expect(sent).toMatchObject({ ok: true, detail: 'sent to telegram 1' });
+    const record = await history!.get(sent.recordId!);
+    expect(record).toMatchObject({ status: 'delivered', target: 'telegram:1', chunksTotal: 1, chunksSent: 1, subject, detail: 'sent to telegram 1' });
+    expect(record!.attempts.map((a) => [a.chunk, a.attempt, a.ok, a.status])).toEqual([[0, 1, false, 500], [0, 2, false, 500], [0, 3, true, 200]]);
+
+    // `log` is sent without waiting for its row: its outcome must still land after the row, not before it.
+    const logged = await deliver({ target: 'log', output: 'to the log', subject: { kind: 'console', runId: 'r-1' } });
+    expect(await history!.get(logged.recordId!)).toMatchObject({ status: 'delivered', target: 'log', chunksSent: 1 });
+
+    expect(failedCount()).toBe(0);
+    const refused = await startFakeService([{ status: 400, body: { ok: false, description: 'chat not found' } }]);
+    closers.push(refused.close);
+    const other = service(store, telegram(refused.url));
+    const failed = await other.deliver({ target: 'telegram:2', output: 'x', subject: { kind: 'job', jobId: 'j', jobName: 'nightly', runId: 'r-2' } });
+    expect(failed).toMatchObject({ ok: false, reason: expect.stringContaining('telegram to 2 failed: HTTP 400') });
+    expect(await history!.get(failed.recordId!)).toMatchObject({ status: 'failed', chunksSent: 0, error: expect.stringContaining('chat not found'), attempts: [{ attempt: 1, ok: false, status: 400 }] });
+    expect(other.failedCount()).toBe(1);
+  });
+
+  it('does not send to a chat when its record cannot be written first', async () => {
+    const fake = await startFakeService();
+    closers.push(fake.close);
+    const store = await openStore(await postgres.freshDatabase());
+    const { deliver } = service(store, telegram(fake.url));
+    await store.close();
+    const result = await deliver({ target: 'telegram:3', output: 'x', subject });
+    expect(result).toEqual({ ok: false, reason: expect.stringMatching(/^not sent to telegram:3: its record could not be written first \(.+\)$/) });
+    expect(fake.calls).toHaveLength(0);
+  });
+
+  it('a send in flight when the gateway dies is found uncertain by the next one, and is retried on request', async () => {
+    const chat = await startHoldingService();
+    const url = await postgres.freshDatabase();
+    const home = tempHome();
+    const firstStore = await openStore(url);
+    const dying = service(firstStore, telegram(chat.url), home.root, 1);
+
+    const inFlight = dying.deliver({ target: 'telegram:7', output: 'review done', subject });
+    await chat.first;
+    // The row is on the database before the chat got the message.
+    const next = service(await openStore(url), telegram(chat.url), home.root);
+    const [row] = await next.history!.recent();
+    expect(row).toMatchObject({ target: 'telegram:7', status: 'sending' });
+    // A repeatable send the dead process had recorded but not finished.
+    await next.history!.create({ id: 'local-left', target: 'local', extra: {}, subject: { kind: 'console', runId: 'r-9' }, output: 'kept', runFailed: false, createdAtMs: 1_000 });
+
+    // The gateway dies: its store goes, then its connection to the chat.
+    await firstStore.close();
+    chat.dropHeld();
+    expect(await inFlight).toMatchObject({ ok: false, recordId: row!.id });
+
+    expect(await next.recoverInterrupted(5_000)).toEqual({ uncertain: 1, failed: 1 });
+    expect(await next.history!.get(row!.id)).toMatchObject({ status: 'uncertain', updatedAtMs: 5_000 });
+    expect(await next.history!.get('local-left')).toMatchObject({ status: 'failed', error: expect.stringContaining('interrupted by a stop of the gateway') });
+    expect(await next.history!.uncertainFor('gh', 'd-1')).toBe(row!.id);
+    expect(next.failedCount()).toBe(1);
+
+    const again = await next.retry(row!.id);
+    expect(again).toEqual({ ok: true, detail: 'sent to telegram 7', recordId: row!.id });
+    expect(chat.calls()).toBe(2);
+    const retried = await next.history!.get(row!.id);
+    expect(retried).toMatchObject({ status: 'delivered', chunksSent: 1 });
+    expect(retried!.attempts.map((a) => [a.attempt, a.ok, a.status])).toEqual([[1, true, 200]]);
+    expect(await next.history!.uncertainFor('gh', 'd-1')).toBeUndefined();
+
+    expect(await next.retry('local-left')).toMatchObject({ ok: true });
+    expect(next.failedCount()).toBe(0);
+    expect(await next.loadFailedCount()).toBe(0);
+    expect(await next.retry(row!.id)).toEqual({ ok: false, reason: `delivery ${row!.id} was already delivered; nothing to retry` });
+  });
+});
