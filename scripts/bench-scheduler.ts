@@ -23,6 +23,7 @@ const { createDeliver } = await import('../source/delivery/deliver.js');
 const { createPreRunWorkers } = await import('../source/scheduler/pre-run-workers.js');
 const { createScheduler } = await import('../source/scheduler/scheduler.js');
 const { openStore } = await import('../source/store/database.js');
+const { sqliteBackends } = await import('../source/store/async-domains.js');
 
 const logger = pino({ level: 'silent' });
 const temps: string[] = [];
@@ -35,7 +36,8 @@ function setup() {
   file.timezone = 'UTC';
   const config = resolveConfig(file, home, {});
   const store = openStore(home.stateDb);
-  const stack = createAgentStack({ config, store, logger, policy: 'deny' });
+  const { runs, approvals } = sqliteBackends(store);
+  const stack = createAgentStack({ config, runs, approvals, logger, policy: 'deny' });
   const scheduler = createScheduler({
     store, logger, timezone: 'UTC', scriptTimeoutMs: 300_000, runAgent: stack.runAgent,
     deliver: createDeliver({ homeRoot: home.root, logger }), preRun: createPreRunWorkers({ logger }),

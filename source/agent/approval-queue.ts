@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { maskSecrets } from '../config/mask.js';
 import type { GatewayEvents } from '../gateway/events.js';
-import { createApprovalStore, type ApprovalRecord } from '../store/approvals.js';
-import type { Store } from '../store/database.js';
+import type { ApprovalRecord } from '../store/approvals.js';
+import type { ApprovalBackend } from '../store/async-domains.js';
 import { truncateMiddle } from './truncate.js';
 import { ApprovalTimeout, type ApprovalInput, type ApprovalOutcome, type ApprovalRequester } from './types.js';
 
@@ -14,7 +14,8 @@ import { ApprovalTimeout, type ApprovalInput, type ApprovalOutcome, type Approva
 export type ApprovalPolicy = 'interactive' | 'wait' | 'deny';
 
 export interface ApprovalQueueDeps {
-  store: Store;
+  /** Where requests and decisions are recorded: the store decides which decision wins (the first). */
+  approvals: ApprovalBackend;
   logger: Logger;
   /** A function when it changes while the gateway runs (a headless gateway with a console attached waits for it). */
   policy: ApprovalPolicy | (() => ApprovalPolicy);
@@ -29,25 +30,32 @@ const PREVIEW_BYTES = 4 * 1024;
 
 export interface ApprovalQueue extends ApprovalRequester {
   /** Decide from this process (the console). False when it was no longer pending. */
-  resolve(id: string, decision: 'approved' | 'denied', details?: { reason?: string; values?: Record<string, unknown>; by?: string }): boolean;
+  resolve(id: string, decision: 'approved' | 'denied', details?: { reason?: string; values?: Record<string, unknown>; by?: string }): Promise<boolean>;
+  /**
+   * The requests this process made and is waiting for, oldest first, from memory: the console and
+   * the snapshot read it on every frame. Requests of other processes (or nodes) are not in it, and
+   * a decision made elsewhere leaves it when the poller sees it (cluster step: LISTEN/NOTIFY).
+   */
   pending(): ApprovalRecord[];
+  /** Every pending request in the store, whichever process or node made it, oldest first. */
+  pendingInStore(): Promise<ApprovalRecord[]>;
   /** Recent requests in every state, newest first. */
-  recent(limit: number): ApprovalRecord[];
+  recent(limit: number): Promise<ApprovalRecord[]>;
   /** By id or its first characters. */
-  find(ref: string): ApprovalRecord | 'ambiguous' | undefined;
+  find(ref: string): Promise<ApprovalRecord | 'ambiguous' | undefined>;
   /**
    * The console's "approve this tool for the session": this request and later calls to the same tool
    * (and server) pass at once, recorded as approved by the session rule; requests of that tool
    * already waiting are released too. Returns how many were released besides this one, or false
    * when the request was no longer pending.
    */
-  approveForSession(id: string, by?: string): false | { released: number };
+  approveForSession(id: string, by?: string): Promise<false | { released: number }>;
   /** The session grants in effect (until the gateway stops). */
   grants(): SessionGrant[];
   /** Ends a session grant; false when there was none. Later calls of that tool ask again. */
   revokeGrant(grant: SessionGrant): boolean;
   /** Shutdown: every waiting request ends as cancelled. */
-  cancelAll(reason: string): void;
+  cancelAll(reason: string): Promise<void>;
 }
 
 /** A tool (of a server, for MCP tools) approved for the rest of the session. */
@@ -56,26 +64,81 @@ export interface SessionGrant {
   server: string | null;
 }
 
+type Decision = 'approved' | 'denied' | 'expired' | 'cancelled';
+type Details = { reason?: string; values?: Record<string, unknown>; by: string };
+
 export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
   const now = deps.now ?? Date.now;
-  const records = createApprovalStore(deps.store);
-  const waiting = new Map<string, { settle: (record: ApprovalRecord) => void }>();
+  const records = deps.approvals;
+  // This process's requests still waiting (pending()), in the order they were recorded.
+  const mine = new Map<string, ApprovalRecord>();
+  let pendingList: ApprovalRecord[] = [];
+  const waiting = new Map<string, { settle: (record: ApprovalRecord) => void; drop: () => void }>();
+  // Decisions of this process still in flight: the poller leaves their requests alone.
+  const deciding = new Map<string, number>();
   const sessionRules = new Map<string, SessionGrant>();
   const grantsChanged = () => deps.events?.emit('approval.grantsChanged', { grants: [...sessionRules.values()] });
   const ruleKey = (tool: string, server: string | null | undefined) => `${server ?? ''}\u0000${tool}`;
+  const forget = (id: string) => {
+    if (mine.delete(id)) pendingList = [...mine.values()];
+  };
   let poller: NodeJS.Timeout | undefined;
+  let polling = false;
 
-  const poll = () => {
-    for (const [id, waiter] of waiting) {
-      const record = records.get(id);
-      if (!record) continue;
-      if (record.status !== 'pending') waiter.settle(record);
-      else if (now() >= record.expiresAtMs) decide(id, 'expired', { reason: 'no decision before the approval timeout', by: 'timeout' });
+  /** A decided request: told to this process's listeners when decided here or when one of its runs waits for it. */
+  const concluded = (record: ApprovalRecord, madeHere: boolean) => {
+    forget(record.id);
+    if (madeHere || waiting.has(record.id)) deps.events?.emit('approval.resolved', record);
+    waiting.get(record.id)?.settle(record);
+  };
+
+  async function decide(id: string, status: Decision, details: Details): Promise<{ made: boolean; record: ApprovalRecord | undefined }> {
+    deciding.set(id, (deciding.get(id) ?? 0) + 1);
+    try {
+      const made = await records.decide(id, status, { ...details, atMs: now() });
+      const record = await records.get(id);
+      if (made && record) deps.logger.info({ approval: id, tool: record.tool, origin: record.origin, status, by: details.by }, `Approval ${status}: ${record.tool} (${record.origin})`);
+      if (record && record.status !== 'pending') concluded(record, made);
+      return { made, record };
+    } finally {
+      const left = (deciding.get(id) ?? 1) - 1;
+      if (left > 0) deciding.set(id, left);
+      else deciding.delete(id);
+    }
+  }
+
+  /** Expiry and cancellation: when the store cannot record them, the request ends so all the same (never granted). */
+  async function close(id: string, status: 'expired' | 'cancelled', details: Details): Promise<void> {
+    try {
+      await decide(id, status, details);
+    } catch (error) {
+      deps.logger.error({ err: error, approval: id }, `Recording approval ${id} as ${status} failed; it ends ${status} all the same`);
+      const record = mine.get(id);
+      if (record) concluded({ ...record, status, decisionReason: details.reason ?? null, decidedBy: details.by, decidedAtMs: now() }, true);
+    }
+  }
+
+  /** Decisions made by other processes, and expiries this process missed. */
+  const poll = async () => {
+    if (polling) return;
+    polling = true;
+    try {
+      for (const id of [...waiting.keys()]) {
+        if (deciding.has(id)) continue;
+        const record = await records.get(id);
+        if (!record || !waiting.has(id) || deciding.has(id)) continue;
+        if (record.status !== 'pending') concluded(record, false);
+        else if (now() >= record.expiresAtMs) await close(id, 'expired', { reason: 'no decision before the approval timeout', by: 'timeout' });
+      }
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'Reading approval decisions from the store failed; trying again');
+    } finally {
+      polling = false;
     }
   };
   const ensurePolling = () => {
     if (poller || waiting.size === 0) return;
-    poller = setInterval(poll, deps.pollIntervalMs ?? 250);
+    poller = setInterval(() => void poll(), deps.pollIntervalMs ?? 250);
     poller.unref();
   };
   const stopPollingIfIdle = () => {
@@ -85,15 +148,28 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
     }
   };
 
-  function decide(id: string, status: 'approved' | 'denied' | 'expired' | 'cancelled', details: { reason?: string; values?: Record<string, unknown>; by: string }): boolean {
-    const made = records.decide(id, status, { ...details, atMs: now() });
-    const record = records.get(id);
-    if (made && record) {
-      deps.logger.info({ approval: id, tool: record.tool, origin: record.origin, status, by: details.by }, `Approval ${status}: ${record.tool} (${record.origin})`);
-      deps.events?.emit('approval.resolved', record);
-    }
-    if (record && record.status !== 'pending') waiting.get(id)?.settle(record);
-    return made;
+  /** Waits for the recorded request's decision; expiry and the run's signal end it too. */
+  function awaitDecision(id: string, signal: AbortSignal | undefined): { decided: Promise<ApprovalRecord>; onAbort: () => Promise<void> } {
+    const onAbort = () => {
+      const reason: unknown = signal?.reason;
+      return reason instanceof ApprovalTimeout
+        ? close(id, 'expired', { reason: reason.message, by: 'timeout' })
+        : close(id, 'cancelled', { reason: 'the run was cancelled', by: 'run' });
+    };
+    const listener = () => void onAbort();
+    const decided = new Promise<ApprovalRecord>((resolve) => {
+      const expiry = setTimeout(() => void close(id, 'expired', { reason: 'no decision before the approval timeout', by: 'timeout' }), deps.timeoutMs);
+      signal?.addEventListener('abort', listener, { once: true });
+      const drop = () => {
+        clearTimeout(expiry);
+        signal?.removeEventListener('abort', listener);
+        waiting.delete(id);
+        forget(id);
+        stopPollingIfIdle();
+      };
+      waiting.set(id, { drop, settle: (settled) => { drop(); resolve(settled); } });
+    });
+    return { decided, onAbort };
   }
 
   async function request(input: ApprovalInput, signal?: AbortSignal): Promise<ApprovalOutcome> {
@@ -101,73 +177,56 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
     try {
       id = randomUUID();
       const createdAtMs = now();
-      records.insert({
+      await records.insert({
         id, origin: input.origin, tool: input.tool, server: input.server ?? null,
         argsPreview: truncateMiddle(JSON.stringify(maskSecrets(input.args) ?? null, undefined, 2), PREVIEW_BYTES),
         annotations: input.annotations ?? null, reason: input.reason ?? null, form: input.form ?? null,
         createdAtMs, expiresAtMs: createdAtMs + deps.timeoutMs,
       });
-      const record = records.get(id)!;
+      const record = await records.get(id);
+      if (!record) throw new Error(`approval ${id} was not found right after it was recorded`);
+      mine.set(id, record);
+      pendingList = [...mine.values()];
+      const { decided, onAbort } = awaitDecision(id, signal);
       deps.logger.info({ approval: id, tool: input.tool, origin: input.origin }, `Approval requested: ${input.tool} (${input.origin})`);
       deps.events?.emit('approval.requested', record);
       if (!input.form && sessionRules.has(ruleKey(input.tool, input.server ?? null))) {
-        decide(id, 'approved', { reason: 'approved for this session', by: 'session' });
-        return outcomeOf(records.get(id)!);
-      }
-      if ((typeof deps.policy === 'function' ? deps.policy() : deps.policy) === 'deny') {
-        decide(id, 'denied', { reason: 'no operator console is attached (approvals.headless is "deny")', by: 'policy' });
-        return outcomeOf(records.get(id)!);
-      }
-      const requestId = id;
-      const onAbort = () => {
-        const reason: unknown = signal?.reason;
-        if (reason instanceof ApprovalTimeout) decide(requestId, 'expired', { reason: reason.message, by: 'timeout' });
-        else decide(requestId, 'cancelled', { reason: 'the run was cancelled', by: 'run' });
-      };
-      if (signal?.aborted) {
-        onAbort();
-        return outcomeOf(records.get(id)!);
-      }
-      const decided = await new Promise<ApprovalRecord>((resolve) => {
-        const expiry = setTimeout(() => decide(requestId, 'expired', { reason: 'no decision before the approval timeout', by: 'timeout' }), deps.timeoutMs);
-        signal?.addEventListener('abort', onAbort, { once: true });
-        waiting.set(requestId, {
-          settle: (settled) => {
-            clearTimeout(expiry);
-            signal?.removeEventListener('abort', onAbort);
-            waiting.delete(requestId);
-            stopPollingIfIdle();
-            resolve(settled);
-          },
-        });
+        await decide(id, 'approved', { reason: 'approved for this session', by: 'session' });
+      } else if ((typeof deps.policy === 'function' ? deps.policy() : deps.policy) === 'deny') {
+        await decide(id, 'denied', { reason: 'no operator console is attached (approvals.headless is "deny")', by: 'policy' });
+      } else if (signal?.aborted) {
+        await onAbort();
+      } else {
         ensurePolling();
-      });
-      return outcomeOf(decided);
+      }
+      return outcomeOf(await decided);
     } catch (error) {
       // A failing approval path never grants permission.
       deps.logger.error({ err: error, approval: id }, 'Approval request failed; treating it as denied');
-      if (id) waiting.delete(id);
+      if (id) waiting.get(id)?.drop();
+      if (id) forget(id);
       return { status: 'denied', reason: `the approval request failed: ${(error as Error).message}` };
     }
   }
 
   return {
     request,
-    resolve: (id, decision, details = {}) => decide(id, decision, { ...details, by: details.by ?? 'console' }),
-    pending: () => records.pending(),
+    resolve: async (id, decision, details = {}) => (await decide(id, decision, { ...details, by: details.by ?? 'console' })).made,
+    pending: () => pendingList,
+    pendingInStore: () => records.pending(),
     recent: (limit) => records.recent(limit),
     find: (ref) => records.find(ref),
-    approveForSession(id, by = 'console') {
-      const record = records.get(id);
+    async approveForSession(id, by = 'console') {
+      const record = await records.get(id);
       if (!record || record.form) return false;
       const key = ruleKey(record.tool, record.server);
-      if (!decide(id, 'approved', { reason: 'approved for this session', by })) return false;
+      if (!(await decide(id, 'approved', { reason: 'approved for this session', by })).made) return false;
       sessionRules.set(key, { tool: record.tool, server: record.server });
       grantsChanged();
       let released = 0;
-      for (const other of records.pending()) {
+      for (const other of await records.pending()) {
         if (other.form || ruleKey(other.tool, other.server) !== key) continue;
-        if (decide(other.id, 'approved', { reason: 'approved for this session', by: 'session' })) released += 1;
+        if ((await decide(other.id, 'approved', { reason: 'approved for this session', by: 'session' })).made) released += 1;
       }
       return { released };
     },
@@ -177,8 +236,8 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
       if (removed) grantsChanged();
       return removed;
     },
-    cancelAll(reason) {
-      for (const id of [...waiting.keys()]) decide(id, 'cancelled', { reason, by: 'shutdown' });
+    async cancelAll(reason) {
+      await Promise.all([...waiting.keys()].map((id) => close(id, 'cancelled', { reason, by: 'shutdown' })));
       stopPollingIfIdle();
     },
   };

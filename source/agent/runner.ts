@@ -3,12 +3,11 @@ import { randomUUID } from 'node:crypto';
 import type { LanguageModel } from 'ai';
 import type { Logger } from 'pino';
 import type { GatewayEvents } from '../gateway/events.js';
-import type { Store } from '../store/database.js';
-import { createRunStore } from '../store/runs.js';
 import type { ResolvedAgent } from './model-config.js';
 import { describeModelError } from './model-errors.js';
 import { modelStep, providerTools, type ModelPrompt, type ProviderModel } from './model-step.js';
 import { createLanguageModel } from './providers.js';
+import type { RunRecorder } from './run-records.js';
 import { loadSkills } from './skills.js';
 import { buildSystemPrompt, dryRunAnswer } from './system-prompt.js';
 import { executeToolCalls, type PendingCall } from './tool-execution.js';
@@ -17,7 +16,8 @@ import type { ApprovalRequester, RunAgent, RunRequest, RunResult, RunStatus, Too
 export interface AgentRunnerDeps {
   agent: ResolvedAgent;
   skillsDir: string;
-  store: Store;
+  /** Where runs are recorded, in order and off the run's path. */
+  runs: RunRecorder;
   logger: Logger;
   tools: ToolRegistry;
   approvals: ApprovalRequester;
@@ -31,7 +31,7 @@ const MODEL_RETRIES = 2;
 /** Builds the one function every trigger runs prompts through. */
 export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
   const now = deps.now ?? Date.now;
-  const runs = createRunStore(deps.store);
+  const { runs } = deps;
   // Made on the first run: the AI SDK and the provider package load only when a model is called.
   let model: Promise<LanguageModel | undefined> | undefined;
 

@@ -16,7 +16,7 @@ import { createCronjobTool } from '../scheduler/cronjob-tool.js';
 import { createJobsDomain } from '../scheduler/jobs-domain.js';
 import type { JobsCore, SchedulerSnapshot } from '../scheduler/scheduler.js';
 import { sqliteBackends, type StoreBackends } from '../store/async-domains.js';
-import { createRunStore, type RunRow } from '../store/runs.js';
+import type { RunRow } from '../store/runs.js';
 import type { Store } from '../store/database.js';
 import { resolveWebhooks } from '../webhooks/config.js';
 import { createWebhookPlatform, type WebhookPlatform } from '../webhooks/platform.js';
@@ -105,7 +105,7 @@ export interface Gateway {
    */
   runtime: { start(): Promise<void>; stop(): Promise<void> };
   /** The stored record of an agent run (prompt, model, tool calls, result); cancelling one in flight. */
-  runs: { get(runId: string): RunRow | undefined; cancel(runId: string): boolean; inFlight(): string[] };
+  runs: { get(runId: string): Promise<RunRow | undefined>; cancel(runId: string): boolean; inFlight(): string[] };
   /** Scheduled jobs: create, list, pause, resume, remove, runNow (the console's /cron). */
   jobs: JobsCore;
 }
@@ -134,10 +134,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const events = createGatewayEvents();
   const backends = deps.backends ?? sqliteBackends(deps.store, now);
   const audit = backends.audit;
-  const runRecords = createRunStore(deps.store);
   // Throws ConfigError for a model without its key or URL: refuse to start rather than fail every run.
   const agentStack = createAgentStack({
-    config, store: deps.store, logger, events, now,
+    config, runs: backends.runs, approvals: backends.approvals, logger, events, now,
     policy: deps.approvalPolicy ?? (deps.mode === 'console' ? 'interactive' : (config.values.approvals?.headless ?? 'deny')),
   });
   const targetIssues = routeTargetIssues(config.values);
@@ -217,7 +216,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     {
       name: 'interrupted deliveries',
       start: async () => {
-        const runs = runRecords.closeInterrupted('the gateway stopped during this run', now());
+        const runs = await backends.runs.closeInterrupted('the gateway stopped during this run', now());
         if (runs > 0) logger.warn(`${runs} agent run(s) left running by a stopped gateway were closed as interrupted`);
         const left = await deliveries.recoverInterrupted(now());
         if (left && left.uncertain > 0) logger.warn(`${left.uncertain} delivery(ies) were being sent when the gateway stopped and may or may not have arrived: marked uncertain (switchboard deliveries list; retry with switchboard deliveries retry <id>)`);
@@ -229,7 +228,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     // Started before intake so that stopping (reverse order) closes intake first, then cancels approvals.
     { name: 'approval queue', start: () => {}, stop: () => agentStack.approvals.cancelAll('the gateway is stopping') },
     // Runs started from the console or the CLI (webhook and job runs stop with their queue and scheduler first).
-    { name: 'runs in flight', start: () => {}, stop: () => cancelRuns() },
+    // Their records written before the store closes.
+    { name: 'runs in flight', start: () => {}, stop: async () => { await cancelRuns(); await agentStack.runs.settled(); } },
     { name: 'scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
   ];
   if (webhooks && webhookApp) {
@@ -311,7 +311,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     },
     config: configCommands,
     runs: {
-      get: (runId) => runRecords.get(runId),
+      get: (runId) => agentStack.runs.get(runId),
       cancel: (runId) => {
         const controller = inFlight.get(runId);
         controller?.abort();
@@ -325,7 +325,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         await mcp.component.start();
       },
       stop: async () => {
-        agentStack.approvals.cancelAll('the run ended');
+        await agentStack.approvals.cancelAll('the run ended');
         await scheduler.stop(); // its pre-run workers
         await mcp.component.stop();
       },

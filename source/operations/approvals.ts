@@ -27,9 +27,9 @@ const listHint = 'See the pending ones: switchboard approvals list';
 export function createApprovalOperations(core: OperationsCore): ApprovalOperations {
   type Queue = Awaited<ReturnType<OperationsCore['gateway']>>['approvals'];
   const queue = async (): Promise<Queue> => (await core.gateway()).approvals;
-  const find = (approvals: Queue, params: Params, method: string): ApprovalRecord => {
+  const find = async (approvals: Queue, params: Params, method: string): Promise<ApprovalRecord> => {
     const ref = text(params, 'id', method);
-    const found = approvals.find(ref);
+    const found = await approvals.find(ref);
     if (found === 'ambiguous') throw new OperatorError('invalid', `"${ref}" matches more than one approval`, 'Type more characters of the id (switchboard approvals list).');
     if (!found) throw new OperatorError('not_found', `No approval with id "${ref}"`, listHint);
     if (found.status !== 'pending') {
@@ -37,8 +37,8 @@ export function createApprovalOperations(core: OperationsCore): ApprovalOperatio
     }
     return found;
   };
-  const settled = (approvals: Queue, record: ApprovalRecord, made: boolean): ApprovalRecord => {
-    const now = approvals.find(record.id);
+  const settled = async (approvals: Queue, record: ApprovalRecord, made: boolean): Promise<ApprovalRecord> => {
+    const now = await approvals.find(record.id);
     if (!made || now === undefined || now === 'ambiguous') {
       throw new OperatorError('conflict', `Approval ${record.id} was decided by someone else a moment ago`, 'Nothing was changed.');
     }
@@ -48,25 +48,25 @@ export function createApprovalOperations(core: OperationsCore): ApprovalOperatio
   return {
     async list(params: Params) {
       const approvals = await queue();
-      return optionalFlag(params, 'all', 'approvals.list') ? approvals.recent(50) : approvals.pending();
+      return optionalFlag(params, 'all', 'approvals.list') ? approvals.recent(50) : approvals.pendingInStore();
     },
     async decide(params: Params) {
       const approvals = await queue();
-      const record = find(approvals, params, 'approvals.decide');
+      const record = await find(approvals, params, 'approvals.decide');
       const decision = params.decision;
       if (decision !== 'approve' && decision !== 'deny') throw new OperatorError('invalid', 'approvals.decide: "decision" must be "approve" or "deny"');
       const reason = optionalText(params, 'reason', 'approvals.decide');
       const by = optionalText(params, 'by', 'approvals.decide') ?? 'operator';
       if (record.form && decision === 'approve') throw new OperatorError('invalid', `Approval ${record.id} is a form from ${record.server ?? record.origin}: answer it with values`, 'In the console, fill in the form; elsewhere, deny it.');
-      const made = approvals.resolve(record.id, decision === 'approve' ? 'approved' : 'denied', { ...(reason ? { reason } : {}), by });
+      const made = await approvals.resolve(record.id, decision === 'approve' ? 'approved' : 'denied', { ...(reason ? { reason } : {}), by });
       return settled(approvals, record, made);
     },
     async approveForSession(params: Params) {
       const approvals = await queue();
-      const record = find(approvals, params, 'approvals.approveForSession');
+      const record = await find(approvals, params, 'approvals.approveForSession');
       if (record.form) throw new OperatorError('invalid', `Approval ${record.id} is a form, not a tool call: it cannot be approved for the session`);
-      const granted = approvals.approveForSession(record.id, optionalText(params, 'by', 'approvals.approveForSession') ?? 'operator');
-      return { record: settled(approvals, record, granted !== false), released: granted === false ? 0 : granted.released };
+      const granted = await approvals.approveForSession(record.id, optionalText(params, 'by', 'approvals.approveForSession') ?? 'operator');
+      return { record: await settled(approvals, record, granted !== false), released: granted === false ? 0 : granted.released };
     },
     async grants() {
       return (await queue()).grants();
@@ -78,11 +78,11 @@ export function createApprovalOperations(core: OperationsCore): ApprovalOperatio
     },
     async answer(params: Params) {
       const approvals = await queue();
-      const record = find(approvals, params, 'approvals.answer');
-      if (optionalFlag(params, 'decline', 'approvals.answer')) return settled(approvals, record, approvals.resolve(record.id, 'denied', { reason: 'declined by the operator' }));
+      const record = await find(approvals, params, 'approvals.answer');
+      if (optionalFlag(params, 'decline', 'approvals.answer')) return settled(approvals, record, await approvals.resolve(record.id, 'denied', { reason: 'declined by the operator' }));
       const values = params.values;
       if (values === null || typeof values !== 'object' || Array.isArray(values)) throw new OperatorError('invalid', 'approvals.answer: "values" must be an object');
-      return settled(approvals, record, approvals.resolve(record.id, 'approved', { values: values as Record<string, unknown> }));
+      return settled(approvals, record, await approvals.resolve(record.id, 'approved', { values: values as Record<string, unknown> }));
     },
   } satisfies Implementation<ApprovalOperations> as unknown as ApprovalOperations;
 }

@@ -5,12 +5,15 @@ import { MAX_APPROVAL_HISTORY, type GatewayState } from './state.js';
 /** How many recorded deliveries seed the Webhooks pane, so a console starts with the recent history. */
 export const HISTORY_ROWS = 100;
 
-/** The exact parts of the state, read from the core: header, approvals, MCP servers, jobs, the failed count. */
-export function coreState(gateway: Gateway): Pick<GatewayState, 'gateway' | 'approvals' | 'approvalHistory' | 'grants' | 'mcpServers' | 'jobs' | 'failedDeliveries'> {
+/**
+ * The exact parts of the state, read from the core's memory on every snapshot: header, pending
+ * approvals, grants, MCP servers, jobs, the failed count. Decided approvals are read once
+ * (`initialState`), then follow the `approval.resolved` events.
+ */
+export function coreState(gateway: Gateway): Pick<GatewayState, 'gateway' | 'approvals' | 'grants' | 'mcpServers' | 'jobs' | 'failedDeliveries'> {
   return {
     gateway: gateway.snapshot(),
     approvals: gateway.approvals.pending(),
-    approvalHistory: gateway.approvals.recent(MAX_APPROVAL_HISTORY * 2).filter((record) => record.status !== 'pending').slice(0, MAX_APPROVAL_HISTORY),
     grants: gateway.approvals.grants(),
     mcpServers: gateway.mcp.list(),
     jobs: gateway.jobs.list({ all: true }),
@@ -34,7 +37,12 @@ export async function historyRows(gateway: Gateway): Promise<WebhookRow[]> {
   }));
 }
 
+/** The last decided approval requests, newest first. */
+async function approvalHistory(gateway: Gateway) {
+  return (await gateway.approvals.recent(MAX_APPROVAL_HISTORY * 2)).filter((record) => record.status !== 'pending').slice(0, MAX_APPROVAL_HISTORY);
+}
+
 /** A state with no activity yet: the core's parts plus the recorded history. */
 export async function initialState(gateway: Gateway): Promise<GatewayState> {
-  return { ...coreState(gateway), webhooks: await historyRows(gateway), outputs: [], logs: [], runsInFlight: [] };
+  return { ...coreState(gateway), approvalHistory: await approvalHistory(gateway), webhooks: await historyRows(gateway), outputs: [], logs: [], runsInFlight: [] };
 }

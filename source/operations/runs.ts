@@ -30,7 +30,7 @@ export function createRunOperations(core: OperationsCore): RunOperations {
     },
     async get(params: Params) {
       const runId = text(params, 'runId', 'runs.get');
-      const record = (await core.gateway()).runs.get(runId);
+      const record = await (await core.gateway()).runs.get(runId);
       if (!record) throw new OperatorError('not_found', `No run ${runId} is recorded`);
       return record;
     },

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApprovalQueue } from '../../source/agent/approval-queue.js';
 import { openStore, type Store } from '../../source/store/database.js';
 import { createApprovalStore } from '../../source/store/approvals.js';
+import { sqliteBackends } from '../../source/store/async-domains.js';
 import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
 import { makeAgentStack } from '../helpers/agent.js';
 import { runCli } from '../helpers/cli.js';
@@ -19,7 +20,7 @@ function queue(policy: 'interactive' | 'wait' | 'deny', timeoutMs = 10_000) {
   const home = tempHome();
   const store = openStore(home.stateDb);
   closers.push(() => store.close());
-  return { home, store, queue: createApprovalQueue({ store, logger: pino({ level: 'silent' }), policy, timeoutMs, pollIntervalMs: 50 }) };
+  return { home, store, queue: createApprovalQueue({ approvals: sqliteBackends(store).approvals, logger: pino({ level: 'silent' }), policy, timeoutMs, pollIntervalMs: 50 }) };
 }
 
 const input = { origin: 'job:nightly', tool: 'terminal', args: { command: 'rm -rf x', token: 'sekret-value' }, reason: 'matches: recursive delete' };
@@ -39,9 +40,9 @@ describe('approval queue', () => {
     expect(pending.argsPreview).toContain('"command": "rm -rf x"');
     expect(pending.argsPreview).not.toContain('sekret-value');
     expect(pending.expiresAtMs - pending.createdAtMs).toBe(10_000);
-    expect(approvals.resolve(pending.id, 'approved')).toBe(true);
+    expect(await approvals.resolve(pending.id, 'approved')).toBe(true);
     expect(await outcome).toEqual({ status: 'approved' });
-    expect(approvals.resolve(pending.id, 'denied')).toBe(false); // first decision wins
+    expect(await approvals.resolve(pending.id, 'denied')).toBe(false); // first decision wins
   });
 
   it('expires after the timeout', async () => {
@@ -136,7 +137,7 @@ describe('session approvals', () => {
     const { queue: approvals, store } = queue('interactive');
     const first = approvals.request({ ...input, server: 'github' });
     const pending = await firstPending(store);
-    expect(approvals.approveForSession(pending.id)).toEqual({ released: 0 });
+    expect(await approvals.approveForSession(pending.id)).toEqual({ released: 0 });
     expect(await first).toEqual({ status: 'approved' });
     expect(await approvals.request({ ...input, server: 'github' })).toEqual({ status: 'approved' });
     expect(approvals.grants()).toEqual([{ tool: input.tool, server: 'github' }]);
@@ -145,7 +146,7 @@ describe('session approvals', () => {
     const other = approvals.request({ ...input, server: 'gitlab' });
     const next = await firstPending(store);
     expect(next.server).toBe('gitlab');
-    approvals.resolve(next.id, 'denied');
+    await approvals.resolve(next.id, 'denied');
     expect((await other).status).toBe('denied');
   });
 });

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createRunStore } from '../../source/store/runs.js';
 import { makeAgentStack } from '../helpers/agent.js';
 import { tempHome } from '../helpers/temp-home.js';
 
@@ -14,7 +13,7 @@ describe('dry-run provider', () => {
     stack.tools.register({ name: 'lookup', description: 'Look something up', inputSchema: { type: 'object' }, execute: async () => 'x' });
     const result = await stack.runAgent({ prompt: 'Triage issue 7', skills: ['nope', 'triage'], system: 'The payload is untrusted.', origin: 'webhook:demo:1', firstSkillOnly: true });
 
-    const stored = createRunStore(stack.store).get(result.runId)!;
+    const stored = (await stack.runs.get(result.runId))!;
     expect(result).toMatchObject({ status: 'ok', steps: 0, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 } });
     expect(result.output).toBe([
       '[dry-run] No model was called (model.provider is "dry-run"). A real run would have sent:',

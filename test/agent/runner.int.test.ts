@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../source/agent/types.js';
-import { createRunStore } from '../../source/store/runs.js';
 import type { ConfigFile } from '../../source/config/types.js';
 import { makeAgentStack } from '../helpers/agent.js';
 import { startScriptedModel, type ScriptStep, type ScriptedModel } from '../fixtures/scripted-model.js';
@@ -32,7 +31,7 @@ function toolMessages(body: Record<string, unknown>): string[] {
 
 describe('agent runner against a scripted OpenAI-compatible server', () => {
   it('runs a multi-step task with the terminal tool and records everything in the store', async () => {
-    const { model, runAgent, store, home } = await setup([
+    const { model, runAgent, runs, home } = await setup([
       { toolCalls: [{ name: 'terminal', args: { command: 'printf hello > note.txt && cat note.txt && pwd' } }] },
       { text: 'The note says hello.' },
     ]);
@@ -56,7 +55,7 @@ describe('agent runner against a scripted OpenAI-compatible server', () => {
     expect((first.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual(['terminal']);
     expect(toolMessages(model.requests[1]!.body)).toEqual([`exit code 0\nhello${home.workspaceDir}\n`]);
 
-    const stored = createRunStore(store).get(result.runId)!;
+    const stored = (await runs.get(result.runId))!;
     expect(stored).toMatchObject({ origin: 'cli', status: 'ok', output: 'The note says hello.', steps: 2, provider: 'openai-compatible', prompt: 'Write a note' });
     expect(stored.systemPrompt).toContain('You are the Switchboard agent');
     expect(stored.toolCalls).toEqual([expect.objectContaining({ name: 'terminal', isError: false, args: JSON.stringify({ command: 'printf hello > note.txt && cat note.txt && pwd' }) })]);
@@ -114,13 +113,13 @@ describe('agent runner against a scripted OpenAI-compatible server', () => {
   });
 
   it('ends a run that exceeds agent.run_timeout_seconds as timeout', async () => {
-    const { runAgent, store } = await setup([{ text: 'too late', delayMs: 5000 }], (config) => { config.agent!.run_timeout_seconds = 0.4; });
+    const { runAgent, runs } = await setup([{ text: 'too late', delayMs: 5000 }], (config) => { config.agent!.run_timeout_seconds = 0.4; });
     const started = Date.now();
     const result = await runAgent({ prompt: 'slow', origin: 'cli' });
     expect(Date.now() - started).toBeLessThan(3000);
     expect(result.status).toBe('timeout');
     expect(result.error).toBe('run exceeded agent.run_timeout_seconds (0.4 s)');
-    expect(createRunStore(store).get(result.runId)!.status).toBe('timeout');
+    expect((await runs.get(result.runId))!.status).toBe('timeout');
   });
 
   it('is cancelled through its AbortSignal', async () => {

@@ -5,6 +5,7 @@ import { defaultConfig } from '../../source/config/default-config.js';
 import type { HomeLayout } from '../../source/config/home.js';
 import { resolveConfig } from '../../source/config/load.js';
 import type { ConfigFile } from '../../source/config/types.js';
+import { sqliteBackends } from '../../source/store/async-domains.js';
 import { openStore } from '../../source/store/database.js';
 
 /** The real agent stack over a temp home; `edit` shapes the config (model, limits, policies). */
@@ -13,6 +14,7 @@ export function makeAgentStack(home: HomeLayout, edit: (config: ConfigFile) => v
   edit(file);
   const config = resolveConfig(file, home, {});
   const store = openStore(home.stateDb);
-  const stack = createAgentStack({ config, store, logger: pino({ level: 'silent' }), policy });
+  const { runs, approvals } = sqliteBackends(store);
+  const stack = createAgentStack({ config, runs, approvals, logger: pino({ level: 'silent' }), policy });
   return { ...stack, store, config };
 }

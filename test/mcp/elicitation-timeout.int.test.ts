@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApprovalQueue } from '../../source/agent/approval-queue.js';
 import { createApprovalStore } from '../../source/store/approvals.js';
+import { sqliteBackends } from '../../source/store/async-domains.js';
 import { openStore } from '../../source/store/database.js';
 import { call, FIXTURE_SERVER, NODE, servers, startedManager } from '../helpers/mcp.js';
 import { tempHome } from '../helpers/temp-home.js';
@@ -14,7 +15,7 @@ describe('an elicitation nobody answers (issue #18 item 22)', () => {
     const home = tempHome();
     const store = openStore(home.stateDb);
     closers.push(() => store.close());
-    const approvals = createApprovalQueue({ store, logger: pino({ level: 'silent' }), policy: 'interactive', timeoutMs: 60_000 });
+    const approvals = createApprovalQueue({ approvals: sqliteBackends(store).approvals, logger: pino({ level: 'silent' }), policy: 'interactive', timeoutMs: 60_000 });
     const { manager, registry } = startedManager(home.root, { approvals });
     await manager.start(servers({ fx: { command: NODE, args: [FIXTURE_SERVER, 'stdio'], elicitation: { timeout: 0.3 } } }), { wait: true });
 

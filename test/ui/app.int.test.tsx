@@ -83,7 +83,7 @@ describe('console app with a real gateway core and the scripted model', () => {
     ]);
     await openDenyReason(stdin, lastFrame, 'run reboot the box');
     // Decided from another terminal (switchboard approvals deny) while the reason was open.
-    gateway.approvals.resolve(gateway.approvals.pending()[0]!.id, 'denied', { by: 'cli' });
+    await gateway.approvals.resolve(gateway.approvals.pending()[0]!.id, 'denied', { by: 'cli' });
     await waitForFrame(lastFrame, (frame) => frame.includes('approvals 0') && !frame.includes('Reason (optional'));
     await waitForFrame(lastFrame, (frame) => frame.includes('runs 0') && frame.includes('Run ok; see the Output pane'));
     // Ink attaches the newest key handler after a paint, so a key sent at once can meet the old one:

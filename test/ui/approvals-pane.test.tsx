@@ -18,7 +18,7 @@ describe('the Approvals pane', () => {
     const expiring = approvals.request({ origin: 'console', tool: 'delete-page', server: 'wiki', args: { page: 'Home' } }, expired.signal);
     await waitForFrame(view.lastFrame, (f) => f.includes('Approval 1 of 2'));
     const [first] = approvals.pending();
-    expect(approvals.approveForSession(first!.id, 'console')).toMatchObject({ released: 0 });
+    expect(await approvals.approveForSession(first!.id, 'console')).toMatchObject({ released: 0 });
     expect((await granted).status).toBe('approved');
     expired.abort(new ApprovalTimeout('the asker waited long enough'));
     expect((await expiring).status).toBe('expired');

@@ -1,0 +1,141 @@
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createAgentStack } from '../../source/agent/agent-stack.js';
+import { createApprovalQueue } from '../../source/agent/approval-queue.js';
+import { defaultConfig } from '../../source/config/default-config.js';
+import { resolveConfig } from '../../source/config/load.js';
+import type { ApprovalRecord } from '../../source/store/approvals.js';
+import type { RunBackend } from '../../source/store/async-domains.js';
+import { pgBackends } from '../../source/store/pg/backends.js';
+import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
+import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { tempHome } from '../helpers/temp-home.js';
+
+/** Agent runs and approval requests on a real PostgreSQL (issue #19): the gateway's agent stack on its backend. */
+let postgres: TestPostgres;
+beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
+afterAll(async () => { await postgres?.stop(); });
+
+const closers: Array<() => unknown> = [];
+afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
+
+/** `nodes` stores on one new database (one per gateway of a cluster). */
+async function stores(nodes = 1): Promise<PgStore[]> {
+  const url = await postgres.freshDatabase();
+  return Promise.all(Array.from({ length: nodes }, async () => {
+    const store = await openPgStore(url);
+    closers.push(() => store.close());
+    return store;
+  }));
+}
+
+function logLines() {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>); } });
+  return { logger, lines };
+}
+
+describe('agent runs on PostgreSQL', () => {
+  let model: ScriptedModel | undefined;
+  afterEach(async () => { await model?.close(); model = undefined; });
+
+  async function stack(runs: RunBackend, store: PgStore, logger = pino({ level: 'silent' })) {
+    model = await startScriptedModel([{ toolCalls: [{ name: 'lookup', args: { id: 'issue-7' } }] }, { text: 'Issue 7 is a duplicate.' }]);
+    const file = defaultConfig();
+    file.model = { provider: 'openai-compatible', base_url: model.url, name: 'scripted-1' };
+    const made = createAgentStack({ config: resolveConfig(file, tempHome(), {}), runs, approvals: pgBackends(store).approvals, logger, policy: 'deny' });
+    made.tools.register({ name: 'lookup', description: 'Look an issue up', inputSchema: { type: 'object' }, execute: async () => 'duplicate of issue 3' });
+    return made;
+  }
+
+  it('records the run row, then its tool call, then its result, while the run never waits for the store', async () => {
+    const [store] = await stores();
+    const backend = pgBackends(store!).runs;
+    // The run row's write is held until the run has its result: the later writes must wait behind it.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    const order: string[] = [];
+    const runs: RunBackend = {
+      ...backend,
+      started: async (run) => { order.push('started'); await held; await backend.started(run); order.push('started done'); },
+      toolCall: async (...args) => { order.push('toolCall'); await backend.toolCall(...args); order.push('toolCall done'); },
+      finished: async (result) => { order.push('finished'); await backend.finished(result); order.push('finished done'); },
+    };
+    const agent = await stack(runs, store!);
+
+    const result = await agent.runAgent({ prompt: 'Triage issue 7', origin: 'webhook:gh:7' });
+    expect(result).toMatchObject({ status: 'ok', output: 'Issue 7 is a duplicate.', steps: 2 });
+    expect(order).toEqual(['started']);
+    release();
+    const stored = await agent.runs.get(result.runId);
+    expect(order).toEqual(['started', 'started done', 'toolCall', 'toolCall done', 'finished', 'finished done']);
+    expect(stored).toMatchObject({ id: result.runId, origin: 'webhook:gh:7', status: 'ok', output: 'Issue 7 is a duplicate.', steps: 2, provider: 'openai-compatible', model: 'scripted-1' });
+    expect(stored!.toolCalls).toEqual([expect.objectContaining({ name: 'lookup', args: '{"id":"issue-7"}', result: 'duplicate of issue 3', isError: false })]);
+    const { rows } = await store!.query('SELECT seq, name FROM run_tool_calls WHERE run_id = $1', [result.runId]);
+    expect(rows).toEqual([{ seq: 0, name: 'lookup' }]);
+  });
+
+  it('logs a write the store refused, with the run, and records the rest', async () => {
+    const [store] = await stores();
+    const backend = pgBackends(store!).runs;
+    const { logger, lines } = logLines();
+    const agent = await stack({ ...backend, toolCall: async () => { throw new Error('connection reset'); } }, store!, logger);
+    const result = await agent.runAgent({ prompt: 'Triage issue 7', origin: 'cli' });
+    expect(result.status).toBe('ok');
+    expect(await agent.runs.get(result.runId)).toMatchObject({ status: 'ok', toolCalls: [] });
+    expect(lines.filter((line) => line.level === 50)).toEqual([expect.objectContaining({
+      runId: result.runId, msg: `Recording the tool call 1 (lookup) of run ${result.runId} failed; the run goes on, its stored record lacks it`,
+    })]);
+  });
+});
+
+describe('approval requests on PostgreSQL', () => {
+  const input = { origin: 'webhook:gh:7', tool: 'terminal', args: { command: 'rm -rf build', token: 'sekret-value' }, reason: 'matches: recursive delete' };
+
+  function queue(store: PgStore, resolved: ApprovalRecord[] = []) {
+    return createApprovalQueue({
+      approvals: pgBackends(store).approvals, logger: pino({ level: 'silent' }), policy: 'interactive', timeoutMs: 60_000, pollIntervalMs: 50,
+      events: { emit: ((name: string, data: ApprovalRecord) => { if (name === 'approval.resolved') resolved.push(data); }) as never },
+    });
+  }
+
+  it('a request made on one node is decided on another; the waiting run goes on', async () => {
+    const [a, b] = await stores(2);
+    const resolvedOnA: ApprovalRecord[] = [];
+    const nodeA = queue(a!, resolvedOnA);
+    const nodeB = queue(b!);
+    const outcome = nodeA.request(input);
+    await expect.poll(() => nodeA.pending().length).toBe(1);
+    const [pending] = nodeA.pending();
+    expect(pending).toMatchObject({ origin: 'webhook:gh:7', tool: 'terminal', status: 'pending', reason: 'matches: recursive delete' });
+    expect(pending!.argsPreview).not.toContain('sekret-value');
+    // Node B keeps only its own requests in memory; the store has them all.
+    expect(nodeB.pending()).toEqual([]);
+    expect((await nodeB.pendingInStore()).map((record) => record.id)).toEqual([pending!.id]);
+    expect(await nodeB.find(pending!.id.slice(0, 8))).toMatchObject({ id: pending!.id, status: 'pending' });
+
+    expect(await nodeB.resolve(pending!.id, 'approved', { by: 'node-b' })).toBe(true);
+    expect(await outcome).toEqual({ status: 'approved' });
+    expect(nodeA.pending()).toEqual([]);
+    expect(resolvedOnA).toEqual([expect.objectContaining({ id: pending!.id, status: 'approved', decidedBy: 'node-b' })]);
+    expect(await nodeA.resolve(pending!.id, 'denied')).toBe(false);
+    const { rows } = await a!.query('SELECT status, decided_by FROM approvals');
+    expect(rows).toEqual([{ status: 'approved', decided_by: 'node-b' }]);
+  });
+
+  it('two nodes deciding at once: the store takes the first decision, and the run gets that one', async () => {
+    const [a, b] = await stores(2);
+    const nodeA = queue(a!);
+    const nodeB = queue(b!);
+    for (let round = 0; round < 5; round += 1) {
+      const outcome = nodeA.request(input);
+      await expect.poll(() => nodeA.pending().length).toBe(1);
+      const id = nodeA.pending()[0]!.id;
+      const [approved, denied] = await Promise.all([nodeB.resolve(id, 'approved', { by: 'node-b' }), nodeA.resolve(id, 'denied', { by: 'node-a' })]);
+      expect(approved).not.toBe(denied);
+      expect(await outcome).toEqual(approved ? { status: 'approved' } : { status: 'denied', by: 'node-a' });
+      expect(await nodeB.find(id)).toMatchObject({ status: approved ? 'approved' : 'denied' });
+    }
+  });
+});
