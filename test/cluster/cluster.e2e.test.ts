@@ -1,0 +1,124 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { HomeLayout } from '../../source/config/home.js';
+import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
+import { runCli, startCli, stopClis, type RunningCli } from '../helpers/cli.js';
+import { preparedHome } from '../helpers/host.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
+
+/**
+ * Cluster mode (issue #19): real `switchboard gateway` processes, each with its own home, sharing
+ * one real PostgreSQL (started from node_modules by this file) through SWITCHBOARD_DATABASE_URL.
+ */
+let postgres: TestPostgres;
+beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
+afterAll(async () => { await postgres?.stop(); });
+
+const running: RunningCli[] = [];
+const stores: PgStore[] = [];
+const models: ScriptedModel[] = [];
+afterEach(async () => {
+  await stopClis(running, 'SIGKILL');
+  for (const store of stores.splice(0)) await store.close();
+  for (const model of models.splice(0)) await model.close();
+});
+
+interface Node { home: HomeLayout; cli: RunningCli; url: string }
+
+/** A node's home; `model`: a scripted OpenAI-compatible server instead of the dry-run model. */
+const clusterHome = (model?: ScriptedModel) => preparedHome((config) => {
+  if (model) config.model = { provider: 'openai-compatible', base_url: model.url, name: 'scripted-1', api_key: 'sk-test-key-123456' };
+  // No rate limit in reach: the test counts accepts, not refusals.
+  config.platforms!.webhook!.extra!.routes = { gh: { secret: SECRET, prompt: 'Review {pull_request.title}', deliver: 'log', rate_limit: 100_000 } };
+});
+
+async function startNode(home: HomeLayout, databaseUrl: string): Promise<Node> {
+  const cli = startCli(['gateway', '--home', home.root], { env: { SWITCHBOARD_DATABASE_URL: databaseUrl } });
+  running.push(cli);
+  await cli.waitFor('Control channel listening', 60_000);
+  const url = /webhooks\s+(http:\/\/127\.0\.0\.1:\d+)/.exec((await runCli(['status', '--home', home.root])).stdout)![1]!;
+  return { home, cli, url };
+}
+
+async function post(node: Node, deliveryId: string): Promise<number> {
+  const body = JSON.stringify({ action: 'opened', pull_request: { title: `PR ${deliveryId}` } });
+  const response = await fetch(`${node.url}/webhooks/gh`, { method: 'POST', headers: { 'content-type': 'application/json', ...githubHeaders(SECRET, body, 'pull_request', deliveryId) }, body });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+async function database(url: string): Promise<PgStore> {
+  const store = await openPgStore(url);
+  stores.push(store);
+  return store;
+}
+
+describe('three gateways on one PostgreSQL', () => {
+  it('accept one delivery id sent to all three, fifty requests at once, exactly once; each node says which store it uses', { timeout: 180_000 }, async () => {
+    const url = await postgres.freshDatabase();
+    const nodes = await Promise.all([1, 2, 3].map(() => startNode(clusterHome(), url)));
+    for (const node of nodes) expect(node.cli.output()).toMatch(/Store: PostgreSQL at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/test_\d+_\d+, shared with the other nodes; this node is \S+/);
+    for (const node of nodes) expect(node.cli.output()).not.toContain(':switchboard-test@'); // the password
+    for (let round = 0; round < 3; round += 1) {
+      const statuses = await Promise.all(Array.from({ length: 50 }, (_, i) => post(nodes[i % 3]!, `same-${round}`)));
+      expect(statuses.filter((status) => status === 202)).toHaveLength(1);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(49);
+    }
+    const db = await database(url);
+    await waitUntil(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE state IN ('queued', 'running')`)).rowCount === 0, 30_000, 'the three runs');
+    const { rows } = await db.query<{ delivery_id: string; state: string }>('SELECT delivery_id, state FROM webhook_deliveries ORDER BY delivery_id');
+    expect(rows).toEqual(['same-0', 'same-1', 'same-2'].map((id) => ({ delivery_id: id, state: 'delivered' })));
+  });
+
+  it('run every accepted delivery exactly once while one node is killed with SIGKILL and restarted', { timeout: 240_000 }, async () => {
+    const url = await postgres.freshDatabase();
+    // Each run waits 50 ms on the model: the killed node has runs in flight and deliveries claimed,
+    // and the others are busy while it restarts (its recovery must leave their rows alone).
+    const model = await startScriptedModel([{ text: 'Looks good.', delayMs: 50 }], { repeatLast: true });
+    models.push(model);
+    const homes = [clusterHome(model), clusterHome(model), clusterHome(model)];
+    const nodes = await Promise.all(homes.map((home) => startNode(home, url)));
+    const db = await database(url);
+    const total = 1200;
+    const accepted: string[] = [];
+    const send = async (from: number, to: number) => {
+      for (let i = from; i < to; i += 30) {
+        const batch = Array.from({ length: Math.min(30, to - i) }, (_, j) => `pr-${i + j}`);
+        const statuses = await Promise.all(batch.map((id, j) => post(nodes[(i + j) % 3]!, id).catch(() => 0)));
+        batch.forEach((id, j) => { if (statuses[j] === 202) accepted.push(id); });
+      }
+    };
+    await send(0, total / 3);
+    const killed = readFileSync(path.join(homes[1]!.root, 'node-id'), 'utf8').trim();
+    const held = async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE state = 'running' AND node_id = $1`, [killed])).rowCount!;
+    await waitUntil(async () => (await held()) > 0, 20_000, 'runs in flight on the node to kill');
+    nodes[1]!.cli.child.kill('SIGKILL');
+    await nodes[1]!.cli.exited;
+    expect(await held()).toBeGreaterThan(0); // left running by the dead node: only its restart takes them back
+    // Sent while it restarts: a third go to the dead node and are refused (connection refused).
+    const duringRestart = send(total / 3, (total * 2) / 3);
+    nodes[1] = await startNode(homes[1]!, url);
+    await duringRestart;
+    await send((total * 2) / 3, total);
+    expect(accepted.length).toBeGreaterThan(total * 0.8);
+
+    await waitUntil(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE state IN ('queued', 'running')`)).rowCount === 0, 120_000, 'every accepted delivery run');
+    const { rows: deliveries } = await db.query<{ delivery_id: string; state: string }>('SELECT delivery_id, state FROM webhook_deliveries');
+    expect(deliveries.map((row) => row.delivery_id).sort()).toEqual([...accepted].sort()); // none lost, none twice
+    expect(new Set(deliveries.map((row) => row.state))).toEqual(new Set(['delivered']));
+    // One finished run per delivery (a run the kill cut short is closed as interrupted and does not count).
+    const { rows: runs } = await db.query<{ origin: string; n: number }>(`SELECT origin, COUNT(*)::int AS n FROM runs WHERE status <> 'interrupted' GROUP BY origin`);
+    expect(runs).toHaveLength(accepted.length);
+    expect(runs.every((run) => run.n === 1)).toBe(true);
+    // One delivered output per delivery.
+    const { rows: outputs } = await db.query<{ id: string; n: number }>(`SELECT subject->>'deliveryId' AS id, COUNT(*)::int AS n FROM output_deliveries WHERE status = 'delivered' GROUP BY 1`);
+    expect(outputs.map((row) => row.id).sort()).toEqual([...accepted].sort());
+    expect(outputs.every((row) => row.n === 1)).toBe(true);
+    // Every node took part.
+    const { rows: byNode } = await db.query<{ node_id: string }>('SELECT DISTINCT node_id FROM webhook_deliveries');
+    expect(byNode).toHaveLength(3);
+  });
+});
