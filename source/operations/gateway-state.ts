@@ -13,7 +13,7 @@ export function coreState(gateway: Gateway): Pick<GatewayState, 'gateway' | 'app
     approvalHistory: gateway.approvals.recent(MAX_APPROVAL_HISTORY * 2).filter((record) => record.status !== 'pending').slice(0, MAX_APPROVAL_HISTORY),
     grants: gateway.approvals.grants(),
     mcpServers: gateway.mcp.list(),
-    jobs: gateway.jobs.list({ all: true }),
+    jobs: gateway.jobs.known(), // memory: the scheduler keeps it up to date
     failedDeliveries: gateway.deliveries.history?.countFailed() ?? 0,
   };
 }

@@ -60,9 +60,9 @@ export function createLocalOperations(home: HomeLayout, options: { version: stri
     if (gateway) return gateway.then((built) => built.jobs);
     jobs ??= (async () => {
       const config = checkedConfig();
-      const { createJobsDomain } = await import('../scheduler/jobs-domain.js');
+      const [{ createJobsDomain }, { sqliteJobBackend }] = await Promise.all([import('../scheduler/jobs-domain.js'), import('../scheduler/sqlite-jobs.js')]);
       return createJobsDomain({
-        config, store: openStoreOnce(), logger,
+        config, jobs: sqliteJobBackend(openStoreOnce()), logger,
         runAgent: async (request) => (await gatewayOnce()).runAgent(request),
         deliver: async (request) => (await gatewayOnce()).deliveries.deliver(request),
       }).jobs;
@@ -94,7 +94,9 @@ export function createLocalOperations(home: HomeLayout, options: { version: stri
     },
   }, async () => {
     const { initialState } = await import('./gateway-state.js');
-    return initialState(await gatewayOnce());
+    const gateway = await gatewayOnce();
+    await gateway.jobs.load(); // never started: its scheduler has not read the jobs yet
+    return initialState(gateway);
   });
 
   return {
