@@ -8,7 +8,7 @@ import { createGatewayEvents, type GatewayEventMap } from '../../source/gateway/
 import { createPreRunWorkers } from '../../source/scheduler/pre-run-workers.js';
 import { createScheduler } from '../../source/scheduler/scheduler.js';
 import { sqliteExternalChanges } from '../../source/scheduler/sqlite-jobs.js';
-import { sqliteBackends } from '../../source/store/async-domains.js';
+import { sqliteBackends, type JobBackend } from '../../source/store/async-domains.js';
 import { makeAgentStack } from './agent.js';
 
 export interface SchedulerHarnessOptions {
@@ -18,6 +18,8 @@ export interface SchedulerHarnessOptions {
   scriptTimeoutMs?: number;
   timezone?: string;
   editConfig?: (config: ConfigFile) => void;
+  /** The jobs on another backend (PostgreSQL); without it SQLite's in the home, with data_version to notice other writers. */
+  jobs?: JobBackend;
 }
 
 /**
@@ -34,7 +36,7 @@ export function makeScheduler(home: HomeLayout, options: SchedulerHarnessOptions
   }
   const preRun = createPreRunWorkers({ logger });
   const scheduler = createScheduler({
-    jobs: sqliteBackends(stack.store).jobs, externalChanges: sqliteExternalChanges(stack.store), logger, events, timezone: options.timezone ?? 'UTC', scriptTimeoutMs: options.scriptTimeoutMs ?? 10_000,
+    ...(options.jobs ? { jobs: options.jobs } : { jobs: sqliteBackends(stack.store).jobs, externalChanges: sqliteExternalChanges(stack.store) }), logger, events, timezone: options.timezone ?? 'UTC', scriptTimeoutMs: options.scriptTimeoutMs ?? 10_000,
     runAgent: stack.runAgent, deliver: createDeliver({ homeRoot: home.root, logger, now: options.now }), preRun,
     now: options.now, timers: options.timers ?? false, pollMs: 100,
   });
