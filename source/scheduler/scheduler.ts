@@ -266,6 +266,7 @@ export function createScheduler(deps: SchedulerDeps) {
     async stop(): Promise<void> {
       started = false;
       clearTimeout(timer);
+      await pass; // a pass under way may still start runs: they are cancelled below with the others
       for (const entry of running.values()) entry.controller.abort();
       await deps.preRun.stop();
       await Promise.allSettled([...running.values()].map((entry) => entry.done));
