@@ -93,6 +93,18 @@ describe('scheduler on PostgreSQL', () => {
     expect((await jobs!.runs(created.value.id, 5)).map((run) => [run.status, run.scheduledAtMs])).toEqual([['ok', T0 + 600_000]]);
   });
 
+  it('three creates of one name at once in one process: one job, the others refused (changes run one at a time)', async () => {
+    const [jobs] = await pgJobs();
+    const h = harness(jobs!);
+    await Promise.all(Array.from({ length: 6 }, () => jobs!.list())); // connections open: the three creates run side by side
+    const results = await Promise.all([1, 2, 3].map((i) => h.scheduler.commands.create({ schedule: `every ${i}h`, prompt: 'same', name: 'twin' }, cli)));
+    expect(results.filter((result) => result.ok)).toHaveLength(1);
+    expect(results.filter((result) => !result.ok).map((result) => !result.ok && result.reason)).toEqual([
+      expect.stringContaining('a job named "twin" already exists'), expect.stringContaining('a job named "twin" already exists'),
+    ]);
+    expect(await jobs!.byName('twin')).toHaveLength(1);
+  });
+
   it('notices jobs another node wrote, and of two schedulers claiming its queued runs, one runs each', async () => {
     const [a, b, writer] = await pgJobs(3);
     const first = harness(a!);
