@@ -22,6 +22,7 @@ const { resolveConfig } = await import('../source/config/load.js');
 const { createDeliver } = await import('../source/delivery/deliver.js');
 const { createPreRunWorkers } = await import('../source/scheduler/pre-run-workers.js');
 const { createScheduler } = await import('../source/scheduler/scheduler.js');
+const { sqliteExternalChanges, sqliteJobBackend } = await import('../source/scheduler/sqlite-jobs.js');
 const { openStore } = await import('../source/store/database.js');
 const { sqliteBackends } = await import('../source/store/async-domains.js');
 
@@ -39,7 +40,7 @@ function setup() {
   const { runs, approvals } = sqliteBackends(store);
   const stack = createAgentStack({ config, runs, approvals, logger, policy: 'deny' });
   const scheduler = createScheduler({
-    store, logger, timezone: 'UTC', scriptTimeoutMs: 300_000, runAgent: stack.runAgent,
+    jobs: sqliteJobBackend(store), externalChanges: sqliteExternalChanges(store), logger, timezone: 'UTC', scriptTimeoutMs: 300_000, runAgent: stack.runAgent,
     deliver: createDeliver({ homeRoot: home.root, logger }), preRun: createPreRunWorkers({ logger }),
   });
   return { home, store, scheduler };
@@ -56,11 +57,11 @@ const rows: Array<[string, string]> = [];
   const { scheduler, store } = setup();
   const createStart = performance.now();
   for (let i = 0; i < jobCount; i++) {
-    const result = scheduler.commands.create({ schedule: 'every 1m', prompt: `job ${i}` }, { origin: 'cli', defaultDeliver: 'local', baseDir: '/' });
+    const result = await scheduler.commands.create({ schedule: 'every 1m', prompt: `job ${i}` }, { origin: 'cli', defaultDeliver: 'local', baseDir: '/' });
     if (!result.ok) throw new Error(result.reason);
   }
   const createMs = performance.now() - createStart;
-  scheduler.start();
+  await scheduler.start();
   global.gc?.();
   const after = process.memoryUsage();
   const cpuBefore = process.cpuUsage();
@@ -79,18 +80,18 @@ const rows: Array<[string, string]> = [];
 if (!args.smoke) {
   const { scheduler, store } = setup();
   for (let i = 0; i < 50; i++) {
-    const result = scheduler.commands.create({ schedule: '* * * * *', prompt: `minute job ${i}` }, { origin: 'cli', defaultDeliver: 'local', baseDir: '/' });
+    const result = await scheduler.commands.create({ schedule: '* * * * *', prompt: `minute job ${i}` }, { origin: 'cli', defaultDeliver: 'local', baseDir: '/' });
     if (!result.ok) throw new Error(result.reason);
   }
   // Not too close to the boundary: every job must be registered before its fire.
   if (60_000 - (Date.now() % 60_000) < 2_000) await sleep(3_000);
-  scheduler.start();
-  const due = scheduler.jobs.earliestNextRunMs()!;
+  await scheduler.start();
+  const due = scheduler.snapshot().nextRunAtMs!;
   process.stderr.write(`waiting ${Math.round((due - Date.now()) / 1000)} s for the minute boundary...\n`);
   await sleep(Math.max(0, due - Date.now()));
-  while (scheduler.jobs.runs(undefined, 100).filter((run) => run.status !== 'running').length < 50) await sleep(50);
+  while ((await scheduler.jobs.runs(undefined, 100)).filter((run) => run.status !== 'running').length < 50) await sleep(50);
   await scheduler.idle();
-  const runs = scheduler.jobs.runs(undefined, 100);
+  const runs = await scheduler.jobs.runs(undefined, 100);
   await scheduler.stop();
   store.close();
   const lateness = runs.map((run) => run.startedAtMs! - run.scheduledAtMs!).sort((a, b) => a - b);

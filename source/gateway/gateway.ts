@@ -13,6 +13,7 @@ import { describeSubject } from '../delivery/log-target.js';
 import { reapOrphans } from '../infra/child-records.js';
 import { createMcpComponent, type McpCommands, type McpSnapshot } from '../mcp/gateway-component.js';
 import { createCronjobTool } from '../scheduler/cronjob-tool.js';
+import { sqliteExternalChanges } from '../scheduler/sqlite-jobs.js';
 import { createJobsDomain } from '../scheduler/jobs-domain.js';
 import type { JobsCore, SchedulerSnapshot } from '../scheduler/scheduler.js';
 import { sqliteBackends, type StoreBackends } from '../store/async-domains.js';
@@ -193,7 +194,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     isStaticRoute: (name: string) => platform.routeNames().static.includes(name),
   });
   const disabled = <T>(): SubscriptionResult<T> => ({ ok: false, reason: webhookDisabled, error: new ConfigError('WEBHOOK_DISABLED', webhookDisabled) });
-  const { cron, scheduler, jobs } = createJobsDomain({ config, store: deps.store, logger, events, now, runAgent, deliver: deliveries.deliver });
+  // On SQLite, jobs the CLI wrote are noticed through data_version; other backends are re-read at each pass.
+  const { cron, scheduler, jobs } = createJobsDomain({
+    config, jobs: backends.jobs, ...(deps.backends ? {} : { externalChanges: sqliteExternalChanges(deps.store) }), logger, events, now, runAgent, deliver: deliveries.deliver,
+  });
   agentStack.tools.register(createCronjobTool({ scheduler, timezone: cron.timezone, scriptsDir: cron.scriptsDir }));
 
   let status: GatewayStatus = 'idle';

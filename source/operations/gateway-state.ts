@@ -16,7 +16,7 @@ export function coreState(gateway: Gateway): Pick<GatewayState, 'gateway' | 'app
     approvals: gateway.approvals.pending(),
     grants: gateway.approvals.grants(),
     mcpServers: gateway.mcp.list(),
-    jobs: gateway.jobs.list({ all: true }),
+    jobs: gateway.jobs.known(), // memory: the scheduler keeps it up to date
     failedDeliveries: gateway.deliveries.failedCount(),
   };
 }

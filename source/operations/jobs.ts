@@ -35,7 +35,7 @@ const jobHint = 'See the jobs: switchboard cron list --all';
 export function createJobOperations(core: OperationsCore): JobOperations {
   const jobs = () => core.jobs();
   const view = async (job: JobRow): Promise<JobView> => ({ timezone: (await jobs()).timezone, job });
-  const find = async (params: Params, method: string) => checked((await jobs()).find(text(params, `job`, `jobs.${method}`)), `Cannot ${method === 'runs' ? 'list the runs of' : method} the job`, 'not_found', jobHint);
+  const find = async (params: Params, method: string) => checked(await (await jobs()).find(text(params, `job`, `jobs.${method}`)), `Cannot ${method === 'runs' ? 'list the runs of' : method} the job`, 'not_found', jobHint);
   const request = (params: Params, method: string): Partial<JobRequest> => ({
     schedule: optionalText(params, 'schedule', method), prompt: optionalText(params, 'prompt', method), name: optionalText(params, 'name', method),
     deliver: optionalText(params, 'deliver', method), skills: optionalTextList(params, 'skills', method), script: optionalText(params, 'script', method),
@@ -47,7 +47,7 @@ export function createJobOperations(core: OperationsCore): JobOperations {
   return {
     async list(params: Params) {
       const domain = await jobs();
-      return { timezone: domain.timezone, jobs: domain.list({ all: optionalFlag(params, 'all', 'jobs.list') }) };
+      return { timezone: domain.timezone, jobs: await domain.list({ all: optionalFlag(params, 'all', 'jobs.list') }) };
     },
     async show(params: Params) {
       return view(await find(params, 'show'));
@@ -55,7 +55,7 @@ export function createJobOperations(core: OperationsCore): JobOperations {
     async create(params: Params) {
       const draft = request(params, 'jobs.create');
       const domain = await jobs();
-      const job = checked(domain.create({ ...draft, schedule: text(params, 'schedule', 'jobs.create'), prompt: text(params, 'prompt', 'jobs.create') } as JobRequest, context(params, 'jobs.create')), 'Job not created');
+      const job = checked(await domain.create({ ...draft, schedule: text(params, 'schedule', 'jobs.create'), prompt: text(params, 'prompt', 'jobs.create') } as JobRequest, context(params, 'jobs.create')), 'Job not created');
       return view(job);
     },
     async edit(params: Params) {
@@ -64,24 +64,24 @@ export function createJobOperations(core: OperationsCore): JobOperations {
       if (Object.keys(changes).length === 0) {
         throw new OperatorError('invalid', `Nothing to change for job ${job.name}`, 'Give at least one of schedule, prompt, name, deliver, skills, script, catchUp.');
       }
-      return view(checked((await jobs()).edit(job.id, changes, context(params, 'jobs.edit')), `Job ${job.name} not changed`));
+      return view(checked(await (await jobs()).edit(job.id, changes, context(params, 'jobs.edit')), `Job ${job.name} not changed`));
     },
     async pause(params: Params) {
       const { id } = await find(params, 'pause');
-      return view(checked((await jobs()).pause(id), 'Cannot pause the job', 'conflict'));
+      return view(checked(await (await jobs()).pause(id), 'Cannot pause the job', 'conflict'));
     },
     async resume(params: Params) {
       const { id } = await find(params, 'resume');
-      return view(checked((await jobs()).resume(id), 'Cannot resume the job', 'conflict'));
+      return view(checked(await (await jobs()).resume(id), 'Cannot resume the job', 'conflict'));
     },
     async remove(params: Params) {
       const { id } = await find(params, 'remove');
-      return view(checked((await jobs()).remove(id), 'Cannot remove the job', 'not_found'));
+      return view(checked(await (await jobs()).remove(id), 'Cannot remove the job', 'not_found'));
     },
     async runs(params: Params) {
       const jobId = params.job === undefined ? undefined : (await find(params, 'runs')).id;
       const domain = await jobs();
-      return { timezone: domain.timezone, runs: domain.runs(jobId, optionalCount(params, 'limit', 'jobs.runs', 20)) };
+      return { timezone: domain.timezone, runs: await domain.runs(jobId, optionalCount(params, 'limit', 'jobs.runs', 20)) };
     },
     async run(params: Params) {
       const job = await find(params, 'run');

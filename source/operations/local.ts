@@ -60,9 +60,9 @@ export function createLocalOperations(home: HomeLayout, options: { version: stri
     if (gateway) return gateway.then((built) => built.jobs);
     jobs ??= (async () => {
       const config = checkedConfig();
-      const { createJobsDomain } = await import('../scheduler/jobs-domain.js');
+      const [{ createJobsDomain }, { sqliteJobBackend }] = await Promise.all([import('../scheduler/jobs-domain.js'), import('../scheduler/sqlite-jobs.js')]);
       return createJobsDomain({
-        config, store: openStoreOnce(), logger,
+        config, jobs: sqliteJobBackend(openStoreOnce()), logger,
         runAgent: async (request) => (await gatewayOnce()).runAgent(request),
         deliver: async (request) => (await gatewayOnce()).deliveries.deliver(request),
       }).jobs;
@@ -95,8 +95,9 @@ export function createLocalOperations(home: HomeLayout, options: { version: stri
   }, async () => {
     const { initialState } = await import('./gateway-state.js');
     const gateway = await gatewayOnce();
-    // Not started here, so the failed count kept in memory is read from the store first.
+    // Not started here: the failed count and the jobs kept in memory are read from the store first.
     await gateway.deliveries.loadFailedCount();
+    await gateway.jobs.load();
     return initialState(gateway);
   });
 

@@ -49,22 +49,22 @@ export function createCronjobTool(deps: CronjobToolDeps): ToolDefinition {
       switch (action) {
         case 'create': {
           const skills = Array.isArray(args.skills) ? args.skills.map(String) : undefined;
-          const created = commands.create(
+          const created = await commands.create(
             { schedule: text(args.schedule) ?? '', prompt: text(args.prompt) ?? '', name: text(args.name), deliver: text(args.deliver), skills, script: text(args.script), catchUp: text(args.catch_up) },
             { origin: context.origin, defaultDeliver: 'origin', baseDir: deps.scriptsDir, scriptsRoot: deps.scriptsDir },
           );
           return answer(created, (job) => `Created job ${describe(job, deps.timezone)}`);
         }
         case 'list': {
-          const list = commands.list({ all: args.all === true });
+          const list = await commands.list({ all: args.all === true });
           return { text: list.length === 0 ? 'No jobs.' : list.map((job) => describe(job, deps.timezone)).join('\n'), structured: list };
         }
         case 'pause':
-          return answer(commands.pause(ref), (job) => `Paused job ${job.name} (${job.id}).`);
+          return answer(await commands.pause(ref), (job) => `Paused job ${job.name} (${job.id}).`);
         case 'resume':
-          return answer(commands.resume(ref), (job) => `Resumed job ${describe(job, deps.timezone)}`);
+          return answer(await commands.resume(ref), (job) => `Resumed job ${describe(job, deps.timezone)}`);
         case 'remove':
-          return answer(commands.remove(ref), (job) => `Removed job ${job.name} (${job.id}).`);
+          return answer(await commands.remove(ref), (job) => `Removed job ${job.name} (${job.id}).`);
         case 'run':
           return answer(await deps.scheduler.runNow(ref), describeRun);
         default:

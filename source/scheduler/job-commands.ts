@@ -1,25 +1,44 @@
 import { randomBytes } from 'node:crypto';
 import { slugify } from '../infra/slug.js';
-import type { JobRow, JobStore } from '../store/jobs.js';
+import type { JobBackend } from '../store/async-domains.js';
+import type { JobRow } from '../store/jobs.js';
 import { checkJobRequest, type Checked, type JobRequest, type JobRequestContext } from './job-input.js';
 import { nextRunAfter, parseSchedule } from './schedule.js';
 
 export interface JobCommandsDeps {
-  jobs: JobStore;
+  jobs: JobBackend;
   timezone: string;
   now: () => number;
   /** Checks `deliver` against the configured platforms (jobDeliverCheck). */
   checkDeliver?: (target: string) => Checked<unknown>;
   /** Called after each change this process made (the gateway emits job.changed). */
   onChange?: (jobId: string, change: 'created' | 'updated' | 'removed', job: JobRow | null) => void;
+  /** Runs each change alone; the scheduler shares it so that its look for others' changes never interleaves with one. */
+  exclusive?: Exclusive;
+}
+
+/** Runs `work` once every earlier piece of work given to it has settled. */
+export type Exclusive = <T>(work: () => Promise<T>) => Promise<T>;
+
+/** One change at a time: a check (a free name, the job's state) stays true until its write. */
+export function createExclusive(): Exclusive {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(work: () => Promise<T>) => {
+    const result = tail.then(work);
+    tail = result.catch(() => {});
+    return result;
+  };
 }
 
 /**
  * Create, find, pause, resume and remove jobs: the same rules for the CLI, the cronjob tool and the
- * console. They only write the store; a running gateway notices within a poll.
+ * console. They only write the store; a running gateway notices within a poll. Every store call is a
+ * round trip on PostgreSQL, so the commands are asynchronous; the changes of this process run one at
+ * a time (`exclusive`), as they did when the store answered synchronously.
  */
 export function createJobCommands(deps: JobCommandsDeps) {
   const { jobs } = deps;
+  const exclusive = deps.exclusive ?? createExclusive();
 
   const nextRunOf = (job: Pick<JobRow, 'schedule' | 'createdAtMs'>, afterMs: number): number | null => {
     const schedule = parseSchedule(job.schedule);
@@ -30,26 +49,26 @@ export function createJobCommands(deps: JobCommandsDeps) {
    * An id, a unique id prefix (4+ characters) or a name (as written or slugified); a name shared by
    * several jobs (possible only for jobs from before names were unique) is refused with their ids.
    */
-  const find = (ref: string): Checked<JobRow> => {
+  const find = async (ref: string): Promise<Checked<JobRow>> => {
     const wanted = ref.trim();
-    const exact = jobs.get(wanted);
+    const exact = await jobs.get(wanted);
     if (exact) return { ok: true, value: exact };
-    let named = jobs.byName(wanted);
-    if (named.length === 0) named = jobs.byName(slugify(wanted)); // "Check the disk" finds check-the-disk
+    let named = await jobs.byName(wanted);
+    if (named.length === 0) named = await jobs.byName(slugify(wanted)); // "Check the disk" finds check-the-disk
     if (named.length === 1) return { ok: true, value: named[0]! };
     if (named.length > 1) {
       return { ok: false, reason: `${named.length} jobs are named "${wanted}" (${named.map((job) => job.id).join(', ')}): use the id` };
     }
     if (wanted.length >= 4) {
-      const prefixed = jobs.list().filter((job) => job.id.startsWith(wanted));
+      const prefixed = (await jobs.list()).filter((job) => job.id.startsWith(wanted));
       if (prefixed.length === 1) return { ok: true, value: prefixed[0]! };
     }
     return { ok: false, reason: `no job with id or name "${wanted}" (see: switchboard cron list --all)` };
   };
 
   /** Job names are unique: `cron run <name>` must mean one job. */
-  const nameTaken = (name: string, exceptId?: string): { ok: false; reason: string } | undefined => {
-    const other = jobs.byName(name).find((job) => job.id !== exceptId);
+  const nameTaken = async (name: string, exceptId?: string): Promise<{ ok: false; reason: string } | undefined> => {
+    const other = (await jobs.byName(name)).find((job) => job.id !== exceptId);
     return other ? { ok: false, reason: `a job named "${name}" already exists (${other.id}): choose another name` } : undefined;
   };
 
@@ -58,50 +77,50 @@ export function createJobCommands(deps: JobCommandsDeps) {
   return {
     find,
     nextRunOf,
-    create(request: JobRequest, context: JobRequestContext): Checked<JobRow> {
+    create: (request: JobRequest, context: JobRequestContext): Promise<Checked<JobRow>> => exclusive(async () => {
       const checked = checkJobRequest(request, { checkDeliver: deps.checkDeliver, ...context });
       if (!checked.ok) return checked;
-      const taken = nameTaken(checked.value.name);
+      const taken = await nameTaken(checked.value.name);
       if (taken) return taken;
       const createdAtMs = deps.now();
       const draft = checked.value;
-      const id = uniqueId(jobs);
+      const id = await uniqueId(jobs);
       const nextRunAtMs = nextRunAfter(draft.schedule, createdAtMs, deps.timezone, createdAtMs);
-      jobs.insert({
+      await jobs.insert({
         id, name: draft.name, schedule: draft.schedule.text, prompt: draft.prompt, deliver: draft.deliver, origin: draft.origin,
         skills: draft.skills, script: draft.script, catchUp: draft.catchUp, enabled: true, createdAtMs, nextRunAtMs,
       });
-      const job = jobs.get(id)!;
+      const job = (await jobs.get(id))!;
       changed(job, id, 'created');
       return { ok: true, value: job };
-    },
+    }),
     /** Enabled jobs, or all with `all`. */
-    list(options: { all?: boolean } = {}): JobRow[] {
-      const every = jobs.list();
+    async list(options: { all?: boolean } = {}): Promise<JobRow[]> {
+      const every = await jobs.list();
       return options.all ? every : every.filter((job) => job.enabled);
     },
-    pause(ref: string): Checked<JobRow> {
-      const found = find(ref);
+    pause: (ref: string): Promise<Checked<JobRow>> => exclusive(async () => {
+      const found = await find(ref);
       if (!found.ok) return found;
       if (!found.value.enabled) return { ok: false, reason: `job ${found.value.name} (${found.value.id}) is already paused` };
-      jobs.setEnabled(found.value.id, false, null, deps.now());
-      const job = jobs.get(found.value.id)!;
+      await jobs.setEnabled(found.value.id, false, null, deps.now());
+      const job = (await jobs.get(found.value.id))!;
       changed(job, job.id, 'updated');
       return { ok: true, value: job };
-    },
-    resume(ref: string): Checked<JobRow> {
-      const found = find(ref);
+    }),
+    resume: (ref: string): Promise<Checked<JobRow>> => exclusive(async () => {
+      const found = await find(ref);
       if (!found.ok) return found;
       if (found.value.enabled) return { ok: false, reason: `job ${found.value.name} (${found.value.id}) is not paused` };
       const now = deps.now();
-      jobs.setEnabled(found.value.id, true, nextRunOf(found.value, now), now);
-      const job = jobs.get(found.value.id)!;
+      await jobs.setEnabled(found.value.id, true, nextRunOf(found.value, now), now);
+      const job = (await jobs.get(found.value.id))!;
       changed(job, job.id, 'updated');
       return { ok: true, value: job };
-    },
+    }),
     /** Changes some fields; everything is checked again as at creation. A new schedule gets a new next run. */
-    edit(ref: string, changes: Partial<JobRequest>, context: JobRequestContext): Checked<JobRow> {
-      const found = find(ref);
+    edit: (ref: string, changes: Partial<JobRequest>, context: JobRequestContext): Promise<Checked<JobRow>> => exclusive(async () => {
+      const found = await find(ref);
       if (!found.ok) return found;
       const job = found.value;
       const merged: JobRequest = {
@@ -113,32 +132,32 @@ export function createJobCommands(deps: JobCommandsDeps) {
       if (!checked.ok) return checked;
       // A name from before names were slugs stays as it is until the edit gives a new one.
       const draft = changes.name === undefined ? { ...checked.value, name: job.name } : checked.value;
-      const taken = nameTaken(draft.name, job.id);
+      const taken = await nameTaken(draft.name, job.id);
       if (taken) return taken;
       const now = deps.now();
       const rescheduled = draft.schedule.text !== job.schedule;
       const nextRunAtMs = !job.enabled ? null : rescheduled ? nextRunAfter(draft.schedule, now, deps.timezone, job.createdAtMs) : job.nextRunAtMs;
-      jobs.update(job.id, { name: draft.name, schedule: draft.schedule.text, prompt: draft.prompt, deliver: draft.deliver, skills: draft.skills, script: draft.script, catchUp: draft.catchUp, nextRunAtMs }, now);
-      const updated = jobs.get(job.id)!;
+      await jobs.update(job.id, { name: draft.name, schedule: draft.schedule.text, prompt: draft.prompt, deliver: draft.deliver, skills: draft.skills, script: draft.script, catchUp: draft.catchUp, nextRunAtMs }, now);
+      const updated = (await jobs.get(job.id))!;
       changed(updated, job.id, 'updated');
       return { ok: true, value: updated };
-    },
-    remove(ref: string): Checked<JobRow> {
-      const found = find(ref);
+    }),
+    remove: (ref: string): Promise<Checked<JobRow>> => exclusive(async () => {
+      const found = await find(ref);
       if (!found.ok) return found;
-      jobs.remove(found.value.id);
+      await jobs.remove(found.value.id);
       changed(null, found.value.id, 'removed');
       return { ok: true, value: found.value };
-    },
+    }),
   };
 }
 
 export type JobCommands = ReturnType<typeof createJobCommands>;
 
 /** Eight hex characters; retried on the (rare) collision. */
-function uniqueId(jobs: JobStore): string {
+async function uniqueId(jobs: JobBackend): Promise<string> {
   for (;;) {
     const id = randomBytes(4).toString('hex');
-    if (!jobs.get(id)) return id;
+    if (!(await jobs.get(id))) return id;
   }
 }

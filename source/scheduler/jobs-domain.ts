@@ -3,7 +3,7 @@ import type { RunAgent } from '../agent/types.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { Deliver } from '../delivery/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
-import type { Store } from '../store/database.js';
+import type { JobBackend } from '../store/async-domains.js';
 import { jobDeliverCheck } from './deliver-check.js';
 import { createPreRunWorkers } from './pre-run-workers.js';
 import { resolveCron } from './resolve-cron.js';
@@ -11,7 +11,9 @@ import { createJobsCore, createScheduler } from './scheduler.js';
 
 export interface JobsDomainDeps {
   config: ResolvedConfig;
-  store: Store;
+  jobs: JobBackend;
+  /** How the scheduler notices jobs other processes wrote (SchedulerDeps.externalChanges); re-read at each pass when absent. */
+  externalChanges?: () => boolean;
   logger: Logger;
   runAgent: RunAgent;
   deliver: Deliver;
@@ -27,7 +29,7 @@ export interface JobsDomainDeps {
 export function createJobsDomain(deps: JobsDomainDeps) {
   const cron = resolveCron(deps.config);
   const scheduler = createScheduler({
-    store: deps.store, logger: deps.logger, ...(deps.events ? { events: deps.events } : {}), ...(deps.now ? { now: deps.now } : {}),
+    jobs: deps.jobs, ...(deps.externalChanges ? { externalChanges: deps.externalChanges } : {}), logger: deps.logger, ...(deps.events ? { events: deps.events } : {}), ...(deps.now ? { now: deps.now } : {}),
     timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs, runAgent: deps.runAgent, deliver: deps.deliver,
     preRun: createPreRunWorkers({ logger: deps.logger, childrenDir: deps.config.home.childrenDir }), checkDeliver: jobDeliverCheck(deps.config.values),
   });

@@ -3,17 +3,17 @@ import type { Logger } from 'pino';
 import type { RunAgent } from '../agent/types.js';
 import type { Deliver } from '../delivery/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
-import type { Store } from '../store/database.js';
-import { createJobStore, type JobRow, type JobRunRow, type JobRunTrigger, type RunOutcome } from '../store/jobs.js';
+import type { JobBackend } from '../store/async-domains.js';
+import type { JobRow, JobRunRow, JobRunTrigger, RunOutcome } from '../store/jobs.js';
 import { decideCatchUp } from './catch-up.js';
-import { createJobCommands } from './job-commands.js';
+import { createExclusive, createJobCommands } from './job-commands.js';
 import { executeJob } from './job-execution.js';
 import type { Checked } from './job-input.js';
 import type { PreRunWorkers } from './pre-run-workers.js';
 import { parseSchedule } from './schedule.js';
 
 export interface SchedulerDeps {
-  store: Store;
+  jobs: JobBackend;
   logger: Logger;
   timezone: string;
   runAgent: RunAgent;
@@ -28,6 +28,17 @@ export interface SchedulerDeps {
   checkDeliver?: (target: string) => Checked<unknown>;
   /** false: no timer loop; tests with a fake clock drive it with `tick()`. */
   timers?: boolean;
+  /**
+   * How jobs written by another process (the CLI with no gateway, later another node) are noticed.
+   * Decision: the backend stays the only thing the scheduler knows of the store, so a cheap check
+   * that is specific to one database is injected rather than read from it. Given, it is asked at
+   * each pass and true means "something may have changed since you last asked": only then are the
+   * job versions (id -> updated time) read again. The gateway gives SQLite's `PRAGMA data_version`
+   * (`sqliteExternalChanges`), which moves on other connections' commits only. Without it
+   * (PostgreSQL for now) the versions are read at every pass, that is at most every `pollMs`: one
+   * small query; the cluster step replaces that with LISTEN/NOTIFY.
+   */
+  externalChanges?: () => boolean;
 }
 
 export interface SchedulerSnapshot {
@@ -37,155 +48,205 @@ export interface SchedulerSnapshot {
   nextRunAtMs: number | null;
 }
 
+/** How often the scheduler looks for changes written by another process (it hears its own at once). */
+export const RECOVERY_SWEEP_MS = 5_000;
+
 /**
  * The scheduler: croner times (via the stored next run), Bree workers for pre-run scripts, agent runs
  * in this process. One timer sleeps until the earliest next run, at most `pollMs`, so changes from
  * the CLI (another process) take effect within a poll.
+ *
+ * Every store call is asynchronous (a round trip on PostgreSQL). What is read synchronously, the
+ * console's `snapshot()` on every frame and `known()`, comes from the jobs this process keeps in
+ * memory: loaded at start, updated on each change made here, and on changes of other processes
+ * when a pass notices them (so those reach it later, within a poll; cluster step: LISTEN/NOTIFY).
  */
-/** How often the scheduler looks for changes written by another process (it hears its own at once). */
-export const RECOVERY_SWEEP_MS = 5_000;
-
 export function createScheduler(deps: SchedulerDeps) {
   const now = deps.now ?? Date.now;
   // A recovery sweep only: changes made through operations re-arm the timer at once (rearm below);
   // the sweep finds what another process wrote while it believed no gateway ran.
   const pollMs = deps.pollMs ?? RECOVERY_SWEEP_MS;
-  const jobs = createJobStore(deps.store);
+  const { jobs } = deps;
   const log = deps.logger.child({ component: 'scheduler' });
   const running = new Map<string, { controller: AbortController; done: Promise<JobRunRow> }>();
-  let versions = new Map<string, number>();
-  let dataVersion = -1;
+  /** Every job as this process knows it (see above). */
+  const known = new Map<string, JobRow>();
+  const exclusive = createExclusive();
   let timer: NodeJS.Timeout | undefined;
   let started = false;
-  let ticking = false;
+  let pass: Promise<void> | undefined;
 
+  const remember = (jobId: string, job: JobRow | null | undefined) => {
+    if (job) known.set(jobId, job);
+    else known.delete(jobId);
+  };
   const emitChanged = (jobId: string, change: 'created' | 'updated' | 'removed', job: JobRow | null) => {
-    if (job) versions.set(jobId, job.updatedAtMs);
-    else versions.delete(jobId);
+    remember(jobId, job);
     deps.events?.emit('job.changed', { jobId, change, job });
     rearm();
   };
-  const commands = createJobCommands({ jobs, timezone: deps.timezone, now, onChange: emitChanged, checkDeliver: deps.checkDeliver });
+  const commands = createJobCommands({ jobs, timezone: deps.timezone, now, onChange: emitChanged, checkDeliver: deps.checkDeliver, exclusive });
+  /** A run started and not awaited (a fire, a claimed request): a store fault is logged, not thrown into nowhere. */
+  const inBackground = (work: Promise<unknown>) => void work.catch((error: unknown) => log.error({ err: error }, 'A job run could not be recorded (store fault); see the run history'));
 
   /** Starts one run of `job` (the caller has checked overlap) and returns its finished record. */
   const launch = (job: JobRow, trigger: JobRunTrigger, runId: string, scheduledAtMs?: number, claimed = false): Promise<JobRunRow> => {
-    const startedAtMs = now();
-    if (!claimed) jobs.addRun({ id: runId, jobId: job.id, jobName: job.name, trigger, status: 'running', scheduledAtMs, atMs: startedAtMs });
     const controller = new AbortController();
-    deps.events?.emit('job.started', { jobId: job.id, jobName: job.name, runId, trigger, atMs: startedAtMs });
-    log.info({ jobId: job.id, runId, trigger }, `Job ${job.name} (${job.id}) started (${trigger})`);
-    const done = executeJob({ ...deps, now, logger: log }, job, runId, controller.signal)
-      .catch((error: unknown): RunOutcome => ({ status: 'error', error: `internal error: ${(error as Error).message}`, finishedAtMs: now() }))
-      .then(async (outcome) => {
-        await jobs.finishRun(runId, job.id, outcome); // kept: waits out a lock held elsewhere rather than lose the result
+    const done = (async () => {
+      try {
+        const startedAtMs = now();
+        // Awaited: the run row exists before anything (its finish, a listener) refers to it.
+        if (!claimed) await jobs.addRun({ id: runId, jobId: job.id, jobName: job.name, trigger, status: 'running', scheduledAtMs, atMs: startedAtMs });
+        deps.events?.emit('job.started', { jobId: job.id, jobName: job.name, runId, trigger, atMs: startedAtMs });
+        log.info({ jobId: job.id, runId, trigger }, `Job ${job.name} (${job.id}) started (${trigger})`);
+        const outcome = await executeJob({ ...deps, now, logger: log }, job, runId, controller.signal)
+          .catch((error: unknown): RunOutcome => ({ status: 'error', error: `internal error: ${(error as Error).message}`, finishedAtMs: now() }));
+        await jobs.finishRun(runId, job.id, outcome); // kept on SQLite: waits out a lock held elsewhere rather than lose the result
+        return outcome;
+      } finally {
         running.delete(job.id);
-        emitChanged(job.id, 'updated', jobs.get(job.id) ?? null); // its last status and failure count
-        const level = outcome.status === 'error' || outcome.status === 'delivery_failed' ? 'warn' : 'info';
-        log[level]({ jobId: job.id, runId, status: outcome.status, error: outcome.error, reason: outcome.reason }, `Job ${job.name} (${job.id}) finished: ${outcome.status}${outcome.error ? ` - ${outcome.error}` : ''}`);
-        deps.events?.emit('job.finished', {
-          jobId: job.id, jobName: job.name, runId, trigger, status: outcome.status, output: outcome.output ?? '',
-          error: outcome.error ?? null, reason: outcome.reason ?? null, delivery: outcome.delivery ?? null, atMs: outcome.finishedAtMs,
-        });
-        return jobs.getRun(runId)!;
+      }
+    })().then(async (outcome) => {
+      emitChanged(job.id, 'updated', (await jobs.get(job.id)) ?? null); // its last status and failure count
+      const level = outcome.status === 'error' || outcome.status === 'delivery_failed' ? 'warn' : 'info';
+      log[level]({ jobId: job.id, runId, status: outcome.status, error: outcome.error, reason: outcome.reason }, `Job ${job.name} (${job.id}) finished: ${outcome.status}${outcome.error ? ` - ${outcome.error}` : ''}`);
+      deps.events?.emit('job.finished', {
+        jobId: job.id, jobName: job.name, runId, trigger, status: outcome.status, output: outcome.output ?? '',
+        error: outcome.error ?? null, reason: outcome.reason ?? null, delivery: outcome.delivery ?? null, atMs: outcome.finishedAtMs,
       });
+      return (await jobs.getRun(runId))!;
+    });
     running.set(job.id, { controller, done });
     return done;
   };
 
+  /** Closes a run without running it (skipped, or failed); its job's last status changes in memory too (no job.changed, as before). */
+  const closeUnrun = async (runId: string, jobId: string, outcome: RunOutcome) => {
+    await jobs.finishRun(runId, jobId, outcome);
+    if (known.has(jobId)) remember(jobId, await jobs.get(jobId));
+  };
+
   /** A fire that cannot run: recorded in the history as `skipped` with its reason. */
-  const recordSkip = (job: JobRow, trigger: JobRunTrigger, reason: string, scheduledAtMs?: number): JobRunRow => {
+  const recordSkip = async (job: JobRow, trigger: JobRunTrigger, reason: string, scheduledAtMs?: number): Promise<JobRunRow> => {
     const runId = randomUUID();
     const atMs = now();
-    jobs.addRun({ id: runId, jobId: job.id, jobName: job.name, trigger, status: 'running', scheduledAtMs, atMs });
-    void jobs.finishRun(runId, job.id, { status: 'skipped', reason, finishedAtMs: atMs });
+    await jobs.addRun({ id: runId, jobId: job.id, jobName: job.name, trigger, status: 'running', scheduledAtMs, atMs });
+    await closeUnrun(runId, job.id, { status: 'skipped', reason, finishedAtMs: atMs });
     log.info({ jobId: job.id, runId, trigger }, `Job ${job.name} (${job.id}) skipped: ${reason}`);
     deps.events?.emit('job.finished', { jobId: job.id, jobName: job.name, runId, trigger, status: 'skipped', output: '', error: null, reason, delivery: null, atMs });
-    return jobs.getRun(runId)!;
+    return (await jobs.getRun(runId))!;
   };
 
   const overlapReason = (job: JobRow) => `job ${job.name} (${job.id}) was still running at this fire (overlap)`;
 
-  const fire = (job: JobRow, trigger: JobRunTrigger, scheduledAtMs?: number) => {
-    if (running.has(job.id)) recordSkip(job, trigger, overlapReason(job), scheduledAtMs);
-    else void launch(job, trigger, randomUUID(), scheduledAtMs);
+  const fire = async (job: JobRow, trigger: JobRunTrigger, scheduledAtMs?: number) => {
+    if (running.has(job.id)) await recordSkip(job, trigger, overlapReason(job), scheduledAtMs);
+    else inBackground(launch(job, trigger, randomUUID(), scheduledAtMs));
   };
 
-  const advance = (job: JobRow) => {
-    jobs.setNextRun(job.id, commands.nextRunOf(job, now()));
-    emitChanged(job.id, 'updated', jobs.get(job.id) ?? null);
+  const advance = async (job: JobRow) => {
+    await jobs.setNextRun(job.id, commands.nextRunOf(job, now()));
+    emitChanged(job.id, 'updated', (await jobs.get(job.id)) ?? null);
   };
 
-  /** Jobs changed by another process: emit job.changed (PRAGMA data_version moves only on others' commits). */
-  const noticeChanges = () => {
-    const current = (deps.store.db.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
-    if (current === dataVersion) return;
-    dataVersion = current;
-    const latest = jobs.versions();
+  /**
+   * Jobs changed by another process: emit job.changed and remember them. Run alone (`exclusive`):
+   * a change of this process between its write and its own job.changed would look foreign.
+   */
+  const noticeChanges = () => exclusive(async () => {
+    if (deps.externalChanges && !deps.externalChanges()) return;
+    const latest = await jobs.versions();
     for (const [id, updatedAtMs] of latest) {
-      const before = versions.get(id);
-      if (before === undefined) deps.events?.emit('job.changed', { jobId: id, change: 'created', job: jobs.get(id) ?? null });
-      else if (before !== updatedAtMs) deps.events?.emit('job.changed', { jobId: id, change: 'updated', job: jobs.get(id) ?? null });
+      const before = known.get(id);
+      if (before !== undefined && before.updatedAtMs === updatedAtMs) continue;
+      const job = (await jobs.get(id)) ?? null;
+      remember(id, job);
+      deps.events?.emit('job.changed', { jobId: id, change: before === undefined ? 'created' : 'updated', job });
     }
-    for (const id of versions.keys()) if (!latest.has(id)) deps.events?.emit('job.changed', { jobId: id, change: 'removed', job: null });
-    versions = latest;
+    for (const id of [...known.keys()]) {
+      if (latest.has(id)) continue;
+      known.delete(id);
+      deps.events?.emit('job.changed', { jobId: id, change: 'removed', job: null });
+    }
+  });
+
+  /** Queued run requests: several processes may claim one, one claim wins. */
+  const takeQueued = async () => {
+    for (const request of await jobs.queued()) {
+      const job = await jobs.get(request.jobId);
+      if (!(await jobs.claim(request.id, now()))) continue;
+      if (!job) await jobs.finishRun(request.id, request.jobId, { status: 'error', error: `job ${request.jobId} was removed before it could run`, finishedAtMs: now() });
+      else if (running.has(job.id)) await closeUnrun(request.id, job.id, { status: 'skipped', reason: overlapReason(job), finishedAtMs: now() });
+      else inBackground(launch(job, request.trigger, request.id, undefined, true));
+    }
   };
 
-  /** One pass: notice changes, take queued run requests, fire due jobs. */
-  const tick = (): void => {
-    if (ticking) return;
-    ticking = true;
-    try {
-      noticeChanges();
-      for (const request of jobs.queued()) {
-        const job = jobs.get(request.jobId);
-        if (!jobs.claim(request.id, now())) continue;
-        if (!job) void jobs.finishRun(request.id, request.jobId, { status: 'error', error: `job ${request.jobId} was removed before it could run`, finishedAtMs: now() });
-        else if (running.has(job.id)) void jobs.finishRun(request.id, job.id, { status: 'skipped', reason: overlapReason(job), finishedAtMs: now() });
-        else void launch(job, request.trigger, request.id, undefined, true);
+  /** One pass: notice changes, take queued run requests, fire due jobs. A pass asked for during one waits for it. */
+  const tick = (): Promise<void> => {
+    pass ??= (async () => {
+      try {
+        await noticeChanges();
+        await takeQueued();
+        for (const job of await jobs.due(now())) {
+          await advance(job);
+          await fire(job, 'schedule', job.nextRunAtMs ?? undefined);
+        }
+      } catch (error) {
+        log.error({ err: error }, 'Scheduler pass failed; retrying at the next poll');
+      } finally {
+        pass = undefined;
       }
-      for (const job of jobs.due(now())) {
-        advance(job);
-        fire(job, 'schedule', job.nextRunAtMs ?? undefined);
-      }
-    } catch (error) {
-      log.error({ err: error }, 'Scheduler pass failed; retrying at the next poll');
-    } finally {
-      ticking = false;
-    }
+    })();
+    return pass;
   };
 
   /** A job created, resumed or rescheduled here may be due before the timer: look again now. */
   const rearm = () => {
-    if (!started || deps.timers === false || ticking) return;
-    clearTimeout(timer);
+    if (!started || deps.timers === false || pass) return;
     arm();
+  };
+
+  const earliestNextRunMs = (): number | null => {
+    let earliest: number | null = null;
+    for (const job of known.values()) {
+      if (job.enabled && job.nextRunAtMs !== null && (earliest === null || job.nextRunAtMs < earliest)) earliest = job.nextRunAtMs;
+    }
+    return earliest;
   };
 
   const arm = () => {
     if (!started || deps.timers === false) return;
-    const earliest = jobs.earliestNextRunMs();
+    clearTimeout(timer);
+    const earliest = earliestNextRunMs();
     const delay = earliest === null ? pollMs : Math.min(pollMs, Math.max(0, earliest - now()));
-    timer = setTimeout(() => {
-      tick();
-      arm();
-    }, delay);
+    timer = setTimeout(() => void tick().then(arm), delay);
   };
 
+  /** Reads every job into memory (start; a process that never starts reads it before showing jobs). */
+  const load = () => exclusive(async () => {
+    deps.externalChanges?.(); // a baseline: what changes from here on is noticed, what came before is read now
+    const all = await jobs.list();
+    known.clear();
+    for (const job of all) known.set(job.id, job);
+  });
+
   /** At start: close runs a dead gateway left open, then catch up (or skip) fires missed while down. */
-  const catchUp = () => {
-    const abandoned = jobs.closeInterrupted('the gateway stopped during this run', now());
+  const catchUp = async () => {
+    const abandoned = await jobs.closeInterrupted('the gateway stopped during this run', now());
     if (abandoned > 0) log.warn(`${abandoned} job run(s) left running by a stopped gateway were closed as interrupted (each counts as a failure of its job)`);
-    const expired = jobs.expireQueued('queued for a gateway that stopped before taking it; not run (run it again with switchboard cron run)', now());
+    const expired = await jobs.expireQueued('queued for a gateway that stopped before taking it; not run (run it again with switchboard cron run)', now());
     if (expired > 0) log.warn(`${expired} queued job run request(s) from before this start were not run`);
-    for (const job of jobs.list()) {
+    await load(); // after closing: the jobs' last status shows the interrupted runs
+    for (const job of [...known.values()]) {
       if (!job.enabled || job.nextRunAtMs === null || job.nextRunAtMs > now()) continue;
       const schedule = parseSchedule(job.schedule);
       if (!schedule.ok) continue;
       const decision = decideCatchUp({ schedule: schedule.value, policy: job.catchUp, nextRunAtMs: job.nextRunAtMs, nowMs: now(), timezone: deps.timezone, anchorMs: job.createdAtMs });
       if (decision.action === 'none') continue;
-      jobs.setNextRun(job.id, decision.nextRunAtMs);
-      if (decision.action === 'skip') recordSkip(job, 'catch_up', decision.reason, decision.missedAtMs);
-      else void launch(job, 'catch_up', randomUUID(), decision.missedAtMs);
+      await jobs.setNextRun(job.id, decision.nextRunAtMs);
+      remember(job.id, { ...job, nextRunAtMs: decision.nextRunAtMs });
+      if (decision.action === 'skip') await recordSkip(job, 'catch_up', decision.reason, decision.missedAtMs);
+      else inBackground(launch(job, 'catch_up', randomUUID(), decision.missedAtMs));
     }
   };
 
@@ -193,37 +254,42 @@ export function createScheduler(deps: SchedulerDeps) {
     commands,
     jobs,
     tick,
-    start(): void {
+    load,
+    async start(): Promise<void> {
       if (started) return;
       started = true;
-      versions = jobs.versions();
-      dataVersion = (deps.store.db.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
-      catchUp();
-      log.info(`Scheduler started: ${jobs.counts().enabled} enabled job(s), timezone ${deps.timezone}`);
+      await catchUp();
+      log.info(`Scheduler started: ${[...known.values()].filter((job) => job.enabled).length} enabled job(s), timezone ${deps.timezone}`);
       arm();
     },
     /** Stops the timer, cancels running agent runs and scripts, waits for their records. */
     async stop(): Promise<void> {
       started = false;
       clearTimeout(timer);
+      await pass; // a pass under way may still start runs: they are cancelled below with the others
       for (const entry of running.values()) entry.controller.abort();
       await deps.preRun.stop();
       await Promise.allSettled([...running.values()].map((entry) => entry.done));
     },
     /** Runs a job now in this process and resolves with the finished record (an overlap is recorded as skipped). */
     async runNow(ref: string): Promise<Checked<JobRunRow>> {
-      const found = commands.find(ref);
+      const found = await commands.find(ref);
       if (!found.ok) return found;
-      if (running.has(found.value.id)) return { ok: true, value: recordSkip(found.value, 'manual', overlapReason(found.value)) };
+      if (running.has(found.value.id)) return { ok: true, value: await recordSkip(found.value, 'manual', overlapReason(found.value)) };
       return { ok: true, value: await launch(found.value, 'manual', randomUUID()) };
     },
     /** Resolves when no run is in progress (tests, benchmarks). */
     async idle(): Promise<void> {
       while (running.size > 0) await Promise.allSettled([...running.values()].map((entry) => entry.done));
     },
+    /** The jobs this process knows, in creation order (memory: see above). */
+    known(): JobRow[] {
+      return [...known.values()].sort((a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    },
+    /** From memory: the console reads it on every frame. */
     snapshot(): SchedulerSnapshot {
-      const counts = jobs.counts();
-      return { jobs: counts.total, enabled: counts.enabled, running: [...running.keys()], nextRunAtMs: jobs.earliestNextRunMs() };
+      const jobsKnown = [...known.values()];
+      return { jobs: jobsKnown.length, enabled: jobsKnown.filter((job) => job.enabled).length, running: [...running.keys()], nextRunAtMs: earliestNextRunMs() };
     },
   };
 }
@@ -237,7 +303,11 @@ export interface JobsCoreContext {
   baseDir?: string;
 }
 
-/** The scheduler's commands as operations use them (`jobs.create/list/pause/resume/remove/runNow`). */
+/**
+ * The scheduler's commands as operations use them (`jobs.create/list/pause/resume/remove/runNow`),
+ * all asynchronous; `known()` is the synchronous list the console's state is built from (memory,
+ * filled by the scheduler's start or by `load()`).
+ */
 export function createJobsCore(scheduler: Scheduler, scriptsDir: string, timezone: string) {
   const { commands } = scheduler;
   const contextOf = (context: JobsCoreContext = { origin: 'console' }) =>
@@ -253,6 +323,8 @@ export function createJobsCore(scheduler: Scheduler, scriptsDir: string, timezon
     remove: commands.remove,
     runNow: scheduler.runNow,
     runs: (jobId: string | undefined, limit = 20) => scheduler.jobs.runs(jobId, limit),
+    known: scheduler.known,
+    load: scheduler.load,
   };
 }
 

@@ -3,7 +3,6 @@ import { validateConfig } from '../../source/config/validate.js';
 import { slugify } from '../../source/infra/slug.js';
 import { createJobCommands } from '../../source/scheduler/job-commands.js';
 import { openStore, type Store } from '../../source/store/database.js';
-import { createJobStore } from '../../source/store/jobs.js';
 import { sqliteBackends } from '../../source/store/async-domains.js';
 import { subscribeWebhook, unsubscribeWebhook } from '../../source/webhooks/subscribe.js';
 import { tempHome } from '../helpers/temp-home.js';
@@ -58,16 +57,16 @@ describe('route names become URL slugs', () => {
 describe('job names become slugs', () => {
   const context = { origin: 'cli', defaultDeliver: 'log', baseDir: '/' };
 
-  it('shows the slug, refuses a second job of that name, finds it by either spelling; the default name is the prompt slugified', () => {
-    const commands = createJobCommands({ jobs: createJobStore(store()), timezone: 'UTC', now: () => Date.UTC(2026, 0, 1) });
-    const first = commands.create({ schedule: 'every 1h', prompt: 'x', name: 'My Job' }, context);
+  it('shows the slug, refuses a second job of that name, finds it by either spelling; the default name is the prompt slugified', async () => {
+    const commands = createJobCommands({ jobs: sqliteBackends(store()).jobs, timezone: 'UTC', now: () => Date.UTC(2026, 0, 1) });
+    const first = await commands.create({ schedule: 'every 1h', prompt: 'x', name: 'My Job' }, context);
     expect(first.ok && first.value.name).toBe('my-job');
-    expect(commands.create({ schedule: 'every 2h', prompt: 'y', name: 'my job' }, context))
+    expect(await commands.create({ schedule: 'every 2h', prompt: 'y', name: 'my job' }, context))
       .toEqual({ ok: false, reason: `a job named "my-job" already exists (${first.ok ? first.value.id : ''}): choose another name` });
-    expect(commands.find('My Job')).toMatchObject({ ok: true, value: { name: 'my-job' } });
-    const other = commands.create({ schedule: 'every 1h', prompt: 'Summarize open pull requests for the team\nthen more' }, context);
+    expect(await commands.find('My Job')).toMatchObject({ ok: true, value: { name: 'my-job' } });
+    const other = await commands.create({ schedule: 'every 1h', prompt: 'Summarize open pull requests for the team\nthen more' }, context);
     expect(other.ok && other.value.name).toBe('summarize-open-pull-requests-for-the-team');
-    expect(commands.edit('summarize-open-pull-requests-for-the-team', { name: 'MY JOB' }, context)).toMatchObject({ ok: false, reason: expect.stringContaining('a job named "my-job" already exists') });
-    expect(commands.create({ schedule: 'every 1h', prompt: 'x', name: '???' }, context)).toMatchObject({ ok: false, reason: expect.stringContaining('the name "???" has no letters or digits') });
+    expect(await commands.edit('summarize-open-pull-requests-for-the-team', { name: 'MY JOB' }, context)).toMatchObject({ ok: false, reason: expect.stringContaining('a job named "my-job" already exists') });
+    expect(await commands.create({ schedule: 'every 1h', prompt: 'x', name: '???' }, context)).toMatchObject({ ok: false, reason: expect.stringContaining('the name "???" has no letters or digits') });
   });
 });

@@ -7,6 +7,8 @@ import { createDeliver } from '../../source/delivery/deliver.js';
 import { createGatewayEvents, type GatewayEventMap } from '../../source/gateway/events.js';
 import { createPreRunWorkers } from '../../source/scheduler/pre-run-workers.js';
 import { createScheduler } from '../../source/scheduler/scheduler.js';
+import { sqliteExternalChanges } from '../../source/scheduler/sqlite-jobs.js';
+import { sqliteBackends, type JobBackend } from '../../source/store/async-domains.js';
 import { makeAgentStack } from './agent.js';
 
 export interface SchedulerHarnessOptions {
@@ -16,6 +18,8 @@ export interface SchedulerHarnessOptions {
   scriptTimeoutMs?: number;
   timezone?: string;
   editConfig?: (config: ConfigFile) => void;
+  /** The jobs on another backend (PostgreSQL); without it SQLite's in the home, with data_version to notice other writers. */
+  jobs?: JobBackend;
 }
 
 /**
@@ -32,7 +36,7 @@ export function makeScheduler(home: HomeLayout, options: SchedulerHarnessOptions
   }
   const preRun = createPreRunWorkers({ logger });
   const scheduler = createScheduler({
-    store: stack.store, logger, events, timezone: options.timezone ?? 'UTC', scriptTimeoutMs: options.scriptTimeoutMs ?? 10_000,
+    ...(options.jobs ? { jobs: options.jobs } : { jobs: sqliteBackends(stack.store).jobs, externalChanges: sqliteExternalChanges(stack.store) }), logger, events, timezone: options.timezone ?? 'UTC', scriptTimeoutMs: options.scriptTimeoutMs ?? 10_000,
     runAgent: stack.runAgent, deliver: createDeliver({ homeRoot: home.root, logger, now: options.now }), preRun,
     now: options.now, timers: options.timers ?? false, pollMs: 100,
   });
@@ -48,10 +52,10 @@ export function writeScript(dir: string, name: string, body: string): string {
 }
 
 /** Polls `check` until it returns a truthy value (no fixed sleeps). */
-export async function waitFor<T>(check: () => T | undefined | null | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(check: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));

@@ -36,7 +36,7 @@ describe('scheduler in the gateway', () => {
     const events: Array<[keyof GatewayEventMap, unknown]> = [];
     for (const name of ['job.changed', 'job.started', 'job.finished'] as const) gateway.events.on(name, (payload: unknown) => events.push([name, payload]));
 
-    const created = gateway.jobs.create({ schedule: '0 9 * * 1-5', prompt: 'Morning summary', deliver: 'local' });
+    const created = await gateway.jobs.create({ schedule: '0 9 * * 1-5', prompt: 'Morning summary', deliver: 'local' });
     expect(created.ok).toBe(true);
     if (!created.ok) return;
     expect(created.value).toMatchObject({ origin: 'console', deliver: 'local', enabled: true, schedule: '0 9 * * 1-5' });
@@ -45,15 +45,15 @@ describe('scheduler in the gateway', () => {
     const run = await gateway.jobs.runNow(created.value.id);
     expect(run.ok && run.value.status).toBe('ok');
     expect(fs.readdirSync(path.join(home.root, 'cron', 'output', created.value.id))).toHaveLength(1);
-    expect(gateway.jobs.pause('Morning summary').ok).toBe(true);
-    expect(gateway.jobs.list()).toEqual([]);
-    expect(gateway.jobs.list({ all: true })).toHaveLength(1);
-    expect(gateway.jobs.resume(created.value.id).ok).toBe(true);
-    const edited = gateway.jobs.edit(created.value.id, { prompt: 'Evening summary', schedule: '0 18 * * 1-5' });
+    expect((await gateway.jobs.pause('Morning summary')).ok).toBe(true);
+    expect(await gateway.jobs.list()).toEqual([]);
+    expect(await gateway.jobs.list({ all: true })).toHaveLength(1);
+    expect((await gateway.jobs.resume(created.value.id)).ok).toBe(true);
+    const edited = await gateway.jobs.edit(created.value.id, { prompt: 'Evening summary', schedule: '0 18 * * 1-5' });
     expect(edited.ok && edited.value).toMatchObject({ prompt: 'Evening summary', schedule: '0 18 * * 1-5', deliver: 'local', origin: 'console' });
-    expect(gateway.jobs.edit(created.value.id, { schedule: 'every 0m' })).toMatchObject({ ok: false, reason: expect.stringContaining('at least 1') });
-    expect(gateway.jobs.remove(created.value.id).ok).toBe(true);
-    expect(gateway.jobs.runs(created.value.id)).toHaveLength(1);
+    expect(await gateway.jobs.edit(created.value.id, { schedule: 'every 0m' })).toMatchObject({ ok: false, reason: expect.stringContaining('at least 1') });
+    expect((await gateway.jobs.remove(created.value.id)).ok).toBe(true);
+    expect(await gateway.jobs.runs(created.value.id)).toHaveLength(1);
 
     expect(events.map(([name, payload]) => `${name}${(payload as { change?: string }).change ? `:${(payload as { change: string }).change}` : ''}`)).toEqual([
       // After the run: the job's last status and failure count (job.changed), then the edits.
@@ -66,7 +66,7 @@ describe('scheduler in the gateway', () => {
 
   it('a console-created job delivers to its origin: the Output pane in the console, a kept file headless', async () => {
     const headless = await started();
-    const created = headless.gateway.jobs.create({ schedule: 'every 1h', prompt: 'ping' });
+    const created = await headless.gateway.jobs.create({ schedule: 'every 1h', prompt: 'ping' });
     if (!created.ok) throw new Error(created.reason);
     expect(created.value.deliver).toBe('origin');
     const run = await headless.gateway.jobs.runNow(created.value.id);
@@ -76,7 +76,7 @@ describe('scheduler in the gateway', () => {
     const withConsole = await started(undefined, 'console');
     const shown: Array<{ text: string }> = [];
     withConsole.gateway.events.on('output.delivered', (output) => shown.push(output));
-    const job = withConsole.gateway.jobs.create({ schedule: 'every 1h', prompt: 'ping the console' });
+    const job = await withConsole.gateway.jobs.create({ schedule: 'every 1h', prompt: 'ping the console' });
     if (!job.ok) throw new Error(job.reason);
     const consoleRun = await withConsole.gateway.jobs.runNow(job.value.id);
     expect(consoleRun.ok && consoleRun.value).toMatchObject({ status: 'ok', deliveryOk: true, deliveryDetail: 'shown in the console Output pane' });
@@ -137,16 +137,16 @@ describe('scheduler in the gateway', () => {
     const result = await gateway.runAgent({ prompt: 'Send me a digest every Sunday at 8', origin: 'console' });
     expect(result.status).toBe('ok');
     expect(result.toolCalls[0]).toMatchObject({ name: 'cronjob', isError: false });
-    const [job] = gateway.jobs.list();
+    const [job] = await gateway.jobs.list();
     expect(job).toMatchObject({ name: 'digest', schedule: '0 8 * * 7', origin: 'console', deliver: 'origin' });
     expect(new Date(job!.nextRunAtMs!).getUTCDay()).toBe(0);
   });
 
   it('refuses a second job of the same name (issue #18 item 19): a name means one job', async () => {
     const { gateway } = await started();
-    const a = gateway.jobs.create({ schedule: 'every 1h', prompt: 'same', name: 'twin' });
+    const a = await gateway.jobs.create({ schedule: 'every 1h', prompt: 'same', name: 'twin' });
     if (!a.ok) throw new Error(a.reason);
-    expect(gateway.jobs.create({ schedule: 'every 2h', prompt: 'same', name: 'Twin' })).toEqual({ ok: false, reason: `a job named "twin" already exists (${a.value.id}): choose another name` });
-    expect(gateway.jobs.find('twin')).toMatchObject({ ok: true, value: { id: a.value.id } });
+    expect(await gateway.jobs.create({ schedule: 'every 2h', prompt: 'same', name: 'Twin' })).toEqual({ ok: false, reason: `a job named "twin" already exists (${a.value.id}): choose another name` });
+    expect(await gateway.jobs.find('twin')).toMatchObject({ ok: true, value: { id: a.value.id } });
   });
 });

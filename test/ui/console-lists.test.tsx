@@ -117,8 +117,8 @@ describe('console lists: selection by id, follow mode, fixed columns', () => {
     expect(reasons).toMatch(/d-short\s+duplicate\s+delivery d-short was/);
     expect(reasons).toMatch(/d-t2\s+429\s+\S/);
     // Jobs too: a long name never pushes the schedule column.
-    gateway.jobs.create({ schedule: 'every 3h', prompt: 'p', name: 'short', deliver: 'log' });
-    gateway.jobs.create({ schedule: 'every 3h', prompt: 'p', name: `long-${'n'.repeat(60)}`, deliver: 'log' });
+    await gateway.jobs.create({ schedule: 'every 3h', prompt: 'p', name: 'short', deliver: 'log' });
+    await gateway.jobs.create({ schedule: 'every 3h', prompt: 'p', name: `long-${'n'.repeat(60)}`, deliver: 'log' });
     stdin.write('3');
     const jobs = await waitForFrame(lastFrame, (f) => /^long-n+~? +every 3h/m.test(f) && /^short +every 3h/m.test(f));
     const jobLines = jobs.split('\n');

@@ -112,7 +112,7 @@ describe('e: edit forms validated against config.schema.json and applied live', 
     const view = await renderConsole({ size: { columns: 120, rows: 30 } });
     closers.push(view.close);
     const { lastFrame, stdin, gateway, home } = view;
-    const created = gateway.jobs.create({ schedule: 'every 3h', prompt: 'summarise the night', name: 'nightly', deliver: 'log' });
+    const created = await gateway.jobs.create({ schedule: 'every 3h', prompt: 'summarise the night', name: 'nightly', deliver: 'log' });
     if (!created.ok) throw new Error(created.reason);
     const before = fs.readFileSync(home.configFile, 'utf8');
     stdin.write('3');
@@ -138,7 +138,7 @@ describe('e: edit forms validated against config.schema.json and applied live', 
     await submitForm(stdin);
     await waitForFrame(lastFrame, (f) => bottomLine(f).includes(`Saved job nightly (${created.value.id}): every 2h, deliver log, paused.`));
     await waitForFrame(lastFrame, (f) => /nightly\s+every 2h\s+paused/.test(f));
-    expect(gateway.jobs.find(created.value.id)).toMatchObject({ ok: true, value: { schedule: 'every 2h', prompt: 'summarise the day', enabled: false } });
+    expect(await gateway.jobs.find(created.value.id)).toMatchObject({ ok: true, value: { schedule: 'every 2h', prompt: 'summarise the day', enabled: false } });
     expect(fs.readFileSync(home.configFile, 'utf8')).toBe(before);
   });
 });

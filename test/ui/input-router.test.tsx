@@ -177,7 +177,7 @@ describe('console: letters typed into a form or the command line stay text', () 
     const view = await renderConsole({ size: { columns: 100, rows: 30 } });
     closers.push(view.close);
     const { lastFrame, stdin, quits } = view;
-    view.gateway.jobs.create({ schedule: 'every 3h', prompt: 'summarise', name: 'nightly', deliver: 'log' });
+    await view.gateway.jobs.create({ schedule: 'every 3h', prompt: 'summarise', name: 'nightly', deliver: 'log' });
     stdin.write('3');
     await waitForFrame(lastFrame, (frame) => frame.includes('nightly'));
     stdin.write('e');

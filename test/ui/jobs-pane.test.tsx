@@ -10,7 +10,7 @@ describe('Jobs pane (3) and /cron', () => {
     const view = await renderConsole();
     closers.push(view.close);
     const { lastFrame, stdin, gateway } = view;
-    const created = gateway.jobs.create({ schedule: 'every 1h', prompt: 'summarise the news', name: 'news', deliver: 'log' });
+    const created = await gateway.jobs.create({ schedule: 'every 1h', prompt: 'summarise the news', name: 'news', deliver: 'log' });
     expect(created.ok).toBe(true);
     stdin.write('3');
     const list = await waitForFrame(lastFrame, (f) => /news\s+every 1h\s+in 59m \d\ds\s+never ran/.test(f));
@@ -35,7 +35,7 @@ describe('Jobs pane (3) and /cron', () => {
     const created = await waitForFrame(lastFrame, (f) => bottomLine(f).includes('Created job build'));
     expect(bottomLine(created)).toMatch(/Created job build \([0-9a-f]{8}\), every 2h, next run in 2h 00m; answers go to log\./);
     await waitForFrame(lastFrame, (f) => /build\s+every 2h\s+in 1h 59m/.test(f));
-    expect(gateway.jobs.list()[0]).toMatchObject({ name: 'build', prompt: 'check the build', origin: 'console' });
+    expect((await gateway.jobs.list())[0]).toMatchObject({ name: 'build', prompt: 'check the build', origin: 'console' });
 
     await slash(stdin, lastFrame, 'cron list');
     await waitForFrame(lastFrame, (f) => /1 job\(s\): build \([0-9a-f]{8}\) every 2h/.test(bottomLine(f)));

@@ -23,7 +23,7 @@ async function sized(columns: number, rows: number) {
   });
   closers.push(view.close);
   // Some long content: jobs with long names and prompts.
-  for (let i = 0; i < 30; i += 1) view.gateway.jobs.create({ schedule: 'every 3h', prompt: `a long prompt ${'x'.repeat(200)}`, name: `job-${i}-${'n'.repeat(40)}`, deliver: 'log' });
+  for (let i = 0; i < 30; i += 1) await view.gateway.jobs.create({ schedule: 'every 3h', prompt: `a long prompt ${'x'.repeat(200)}`, name: `job-${i}-${'n'.repeat(40)}`, deliver: 'log' });
   return view;
 }
 
