@@ -1,4 +1,4 @@
-import type { JobBackend } from '../store/async-domains.js';
+import { asynchronous, type JobBackend } from '../store/async-domains.js';
 import type { Store } from '../store/database.js';
 import { createJobStore } from '../store/jobs.js';
 
@@ -23,6 +23,5 @@ export function sqliteExternalChanges(store: Pick<Store, 'db'>): () => boolean {
  * gives it, for a CLI command's own process: it loads no other store domain (docs/perf/cli-start.md).
  */
 export function sqliteJobBackend(store: Store): JobBackend {
-  const domain = createJobStore(store) as unknown as Record<string, (...args: unknown[]) => unknown>;
-  return Object.fromEntries(Object.entries(domain).map(([name, call]) => [name, async (...args: unknown[]) => call(...args)])) as unknown as JobBackend;
+  return asynchronous(createJobStore(store));
 }

@@ -44,7 +44,7 @@ export interface StoreBackends {
 }
 
 /** Every function of `domain` answering through a promise (a throw becomes a rejection). */
-function asynchronous<T extends object>(domain: T): AsyncDomain<T> {
+export function asynchronous<T extends object>(domain: T): AsyncDomain<T> {
   return Object.fromEntries(Object.entries(domain).map(([name, value]) => [name,
     typeof value === 'function' ? async (...args: unknown[]) => (value as (...a: unknown[]) => unknown)(...args) : value])) as AsyncDomain<T>;
 }

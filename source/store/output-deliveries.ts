@@ -27,6 +27,12 @@ const columns = `id, target, extra, subject, output, run_failed AS runFailed, st
   detail, error, created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs`;
 
 /** Every output sent anywhere, with each attempt: `switchboard deliveries` and the console read it. Writes share the store's group commit. */
+/** A send of a webhook delivery made before a crash: see `earlierSendFor`. */
+export interface EarlierSend {
+  id: string;
+  status: 'uncertain' | 'delivered';
+}
+
 export function createOutputDeliveryStore(store: Store) {
   const insert = store.db.prepare(`INSERT INTO output_deliveries (id, target, extra, subject, output, run_failed, status, created_at_ms, updated_at_ms)
     VALUES (?, ?, ?, ?, ?, ?, 'sending', ?, ?)`);
@@ -38,8 +44,8 @@ export function createOutputDeliveryStore(store: Store) {
   const byPrefix = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE id LIKE ? || '%' ESCAPE '\\' LIMIT 2`);
   const failedCount = store.db.prepare("SELECT COUNT(*) AS n FROM output_deliveries WHERE status = 'failed'");
   const sending = store.db.prepare(`SELECT id, target, subject FROM output_deliveries WHERE status = 'sending'`);
-  const uncertainFor = store.db.prepare(`SELECT id FROM output_deliveries WHERE status = 'uncertain' AND json_extract(subject, '$.kind') = 'webhook'
-    AND json_extract(subject, '$.route') = ? AND json_extract(subject, '$.deliveryId') = ? LIMIT 1`);
+  const earlierSend = store.db.prepare(`SELECT id, status FROM output_deliveries WHERE status IN ('uncertain', 'delivered') AND json_extract(subject, '$.kind') = 'webhook'
+    AND json_extract(subject, '$.route') = ? AND json_extract(subject, '$.deliveryId') = ? AND created_at_ms >= ? ORDER BY created_at_ms DESC, rowid DESC LIMIT 1`);
   const recent = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE (? = 0 OR status IN ('failed', 'uncertain')) ORDER BY created_at_ms DESC, rowid DESC LIMIT ?`);
 
   const keep = (write: () => void) => void store.keep(write).catch(() => {});
@@ -83,8 +89,12 @@ export function createOutputDeliveryStore(store: Store) {
       }
       return { uncertain, failed };
     },
-    /** The uncertain send of a webhook delivery, if a crash left one. */
-    uncertainFor: (route: string, deliveryId: string): string | undefined => (uncertainFor.get(route, deliveryId) as { id: string } | undefined)?.id,
+    /**
+     * The latest send of a webhook delivery that arrived (`delivered`) or may have (`uncertain`, a
+     * crash during the send) since `sinceMs` (when its run started: an id accepted again later is
+     * another delivery): a delivery recovered after a crash must not be sent again.
+     */
+    earlierSendFor: (route: string, deliveryId: string, sinceMs: number): EarlierSend | undefined => earlierSend.get(route, deliveryId, sinceMs) as EarlierSend | undefined,
     countFailed: () => (failedCount.get() as { n: number }).n,
     get: (id: string) => hydrate(byId.get(id) as Record<string, unknown> | undefined),
     find(idOrPrefix: string): OutputDelivery | 'ambiguous' | undefined {

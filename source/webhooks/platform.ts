@@ -27,7 +27,7 @@ export interface WebhookPlatformDeps {
   events?: Pick<GatewayEvents, 'emit'>;
   now: () => number;
   pollMs?: number;
-  uncertainSend?: RunQueueDeps['uncertainSend'];
+  earlierSend?: RunQueueDeps['earlierSend'];
   /** What GET /health answers (from memory: never blocked by the store). */
   health?: WebhookServerDeps['health'];
   /** GET /metrics, when `platforms.webhook.extra.metrics` is on. */
@@ -47,7 +47,7 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   const { settings, logger, now } = deps;
   const { deliveries, subscriptions, intake } = deps;
   const rateLimiter = createRateLimiter(now);
-  const queue = createRunQueue({ deliveries, runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs, uncertainSend: deps.uncertainSend });
+  const queue = createRunQueue({ deliveries, runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs, earlierSend: deps.earlierSend });
 
   // Static routes change when the console applies a config change (config commands); listener settings do not.
   let staticRoutes = settings.routes;

@@ -5,6 +5,7 @@ import { silentReason } from '../delivery/silent.js';
 import type { Deliver, DeliveryResult } from '../delivery/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
 import type { DeliveryBackend } from '../store/async-domains.js';
+import type { EarlierSend } from '../store/output-deliveries.js';
 import type { DeliveryRecord, DeliveryState } from '../store/webhook-deliveries.js';
 import { createFloodGate } from './flood-gate.js';
 import { PROBE_INTERVAL_MS } from '../store/fault-gate.js';
@@ -20,8 +21,8 @@ export interface RunQueueDeps {
   now: () => number;
   /** How often the store is polled for work written by other processes (`webhook replay`). */
   pollMs?: number;
-  /** The id of a send a crash left uncertain for this delivery (output_deliveries), if any. */
-  uncertainSend?: (route: string, deliveryId: string) => Promise<string | undefined>;
+  /** A send of this delivery's output that arrived or may have before a crash (output_deliveries), if any. */
+  earlierSend?: (route: string, deliveryId: string, sinceMs: number) => Promise<EarlierSend | undefined>;
 }
 
 /** The system text of every webhook run: the payload is the sender's data, never instructions. */
@@ -160,8 +161,14 @@ export function createRunQueue(deps: RunQueueDeps) {
       stopping = false;
       if (requeued > 0) deps.logger.info(`Webhook queue: ${requeued} interrupted run(s) queued again`);
       for (const row of undelivered) {
-        const uncertain = await deps.uncertainSend?.(row.route, row.deliveryId);
-        if (uncertain) {
+        const earlier = await deps.earlierSend?.(row.route, row.deliveryId, row.startedAtMs ?? row.receivedAtMs);
+        if (earlier?.status === 'delivered') {
+          // Sent before the gateway stopped, which did not record the delivery as done: record it now.
+          void finish(row, { runId: row.runId, runStatus: row.runStatus }, 'delivered', { ok: true, detail: `delivered before the gateway stopped (send ${earlier.id.slice(0, 8)})` }).catch(() => {});
+          continue;
+        }
+        if (earlier) {
+          const uncertain = earlier.id;
           // Its delivery was on its way when the gateway stopped: sending it again could post twice.
           const reason = `uncertain: the gateway stopped while this was being sent to ${row.target}; it may have arrived. Check, then switchboard deliveries retry ${uncertain.slice(0, 8)} to send it again`;
           void finish(row, { runId: row.runId, runStatus: row.runStatus }, 'delivery_failed', { ok: false, reason }).catch(() => {});

@@ -121,7 +121,7 @@ describe('output deliveries on PostgreSQL', () => {
     expect(await next.recoverInterrupted(5_000)).toEqual({ uncertain: 1, failed: 1 });
     expect(await next.history!.get(row!.id)).toMatchObject({ status: 'uncertain', updatedAtMs: 5_000 });
     expect(await next.history!.get('local-left')).toMatchObject({ status: 'failed', error: expect.stringContaining('interrupted by a stop of the gateway') });
-    expect(await next.history!.uncertainFor('gh', 'd-1')).toBe(row!.id);
+    expect(await next.history!.earlierSendFor('gh', 'd-1', 0)).toEqual({ id: row!.id, status: 'uncertain' });
     expect(next.failedCount()).toBe(1);
 
     const again = await next.retry(row!.id);
@@ -130,7 +130,7 @@ describe('output deliveries on PostgreSQL', () => {
     const retried = await next.history!.get(row!.id);
     expect(retried).toMatchObject({ status: 'delivered', chunksSent: 1 });
     expect(retried!.attempts.map((a) => [a.attempt, a.ok, a.status])).toEqual([[1, true, 200]]);
-    expect(await next.history!.uncertainFor('gh', 'd-1')).toBeUndefined();
+    expect(await next.history!.earlierSendFor('gh', 'd-1', 0)).toEqual({ id: row!.id, status: 'delivered' });
 
     expect(await next.retry('local-left')).toMatchObject({ ok: true });
     expect(next.failedCount()).toBe(0);

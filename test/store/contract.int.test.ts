@@ -251,6 +251,8 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
     await outputs.attempt('od_1', { chunk: 0, attempt: 1, atMs: 1_100, ok: false, status: 502, error: 'Bad Gateway' });
     await outputs.attempt('od_1', { chunk: 0, attempt: 2, atMs: 1_200, ok: true, status: 201, error: null });
     await outputs.settle('od_1', { status: 'delivered', chunksTotal: 1, chunksSent: 1, detail: 'comment 7', atMs: 1_300 });
+    expect(await outputs.earlierSendFor('gh', 'd-1', 1_000)).toEqual({ id: 'od_1', status: 'delivered' });
+    expect(await outputs.earlierSendFor('gh', 'd-1', 1_001)).toBeUndefined(); // the id accepted again later: another delivery
     expect(await outputs.get('od_1')).toEqual({
       id: 'od_1', target: 'github', extra: { pr_number: 42 }, subject, output: 'LGTM', runFailed: false, status: 'delivered', chunksTotal: 1, chunksSent: 1,
       detail: 'comment 7', error: null, createdAtMs: 1_000, updatedAtMs: 1_300,
@@ -260,8 +262,8 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
     await outputs.create({ id: 'od_3', target: 'log', extra: {}, subject: { kind: 'console', runId: 'r' }, output: 'x', runFailed: false, createdAtMs: 3_000 });
     expect(await outputs.recoverInterrupted((target) => target === 'log', 4_000)).toEqual({ uncertain: 1, failed: 1 });
     expect(await outputs.get('od_2')).toMatchObject({ status: 'uncertain', runFailed: true, updatedAtMs: 4_000 });
-    expect(await outputs.uncertainFor('gh', 'd-1')).toBe('od_2');
-    expect(await outputs.uncertainFor('gh', 'd-2')).toBeUndefined();
+    expect(await outputs.earlierSendFor('gh', 'd-1', 0)).toEqual({ id: 'od_2', status: 'uncertain' });
+    expect(await outputs.earlierSendFor('gh', 'd-2', 0)).toBeUndefined();
     expect(await outputs.countFailed()).toBe(1);
     expect((await outputs.recent({ failedOnly: true })).map((record) => record.id)).toEqual(['od_3', 'od_2']);
     expect((await outputs.recent({ limit: 2 })).map((record) => record.id)).toEqual(['od_3', 'od_2']);

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HomeLayout } from '../../source/config/home.js';
+import { createOutputDeliveryStore } from '../../source/store/output-deliveries.js';
 import { createRunStore } from '../../source/store/runs.js';
 import { createDeliveryStore } from '../../source/store/webhook-deliveries.js';
 import type { WebhookCompleted, WebhookRunStarted } from '../../source/webhooks/types.js';
@@ -179,5 +180,30 @@ describe('webhook run queue (real runner)', () => {
     expect(second.deliveries.findByDeliveryId('crashed')).toMatchObject({ state: 'delivered', runId: 'run-before-crash' });
     expect(fs.readFileSync(path.join(home.root, 'deliveries', 'r', 'crashed.md'), 'utf8')).toBe('recorded output\n');
     expect(second.runs.recent()).toEqual([]);
+  });
+
+  it('after a crash between the send and its record, records the delivery as delivered without sending it again', async () => {
+    const home = tempHome();
+    const routes = { r: { secret: SECRET, prompt: 'job', deliver: 'local' } };
+    const first = await started({ home, routes });
+    await first.stop();
+    // What a crash leaves: the run recorded, its output sent (output_deliveries says delivered), the delivery row still running.
+    const store = makeWebhookGateway(home, { routes }).store;
+    const deliveries = createDeliveryStore(store);
+    const startedAtMs = Date.now();
+    deliveries.accept({ route: 'r', deliveryId: 'sent', event: 'push', headers: {}, body: Buffer.from('{}'), prompt: 'job', skills: [], target: 'local', targetExtra: {}, receivedAtMs: startedAtMs });
+    const claimed = deliveries.claimNext(startedAtMs)!;
+    void deliveries.recordRun(claimed.seq, { runId: 'run-before-crash', status: 'ok', output: 'sent output' });
+    const outputs = createOutputDeliveryStore(store);
+    outputs.create({ id: 'od-sent-1', target: 'local', extra: {}, subject: { kind: 'webhook', route: 'r', deliveryId: 'sent', event: 'push' }, output: 'sent output', runFailed: false, createdAtMs: startedAtMs + 1 });
+    outputs.settle('od-sent-1', { status: 'delivered', chunksTotal: 1, chunksSent: 1, detail: 'written', atMs: startedAtMs + 2 });
+    await store.committed();
+    store.close();
+
+    const second = await started({ home, routes });
+    await waitUntil(() => second.completed.length === 1);
+    expect(second.deliveries.findByDeliveryId('sent')).toMatchObject({ state: 'delivered', deliveryDetail: 'delivered before the gateway stopped (send od-sent-)' });
+    expect(fs.existsSync(path.join(home.root, 'deliveries', 'r', 'sent.md'))).toBe(false); // not written again
+    expect(createOutputDeliveryStore(second.store).recent({ limit: 10 }).map((record) => record.id)).toEqual(['od-sent-1']);
   });
 });

@@ -1,6 +1,6 @@
 import type { AttemptRecord } from '../../delivery/attempts.js';
 import type { OutputDeliveryBackend } from '../async-domains.js';
-import type { OutputDelivery } from '../output-deliveries.js';
+import type { EarlierSend, OutputDelivery } from '../output-deliveries.js';
 import { escapeLike } from '../sql-text.js';
 import type { PgStore } from './pg-store.js';
 
@@ -49,8 +49,8 @@ export function createPgOutputDeliveryStore(store: PgStore, nodeId: string): Out
       }
       return { uncertain, failed };
     }),
-    uncertainFor: async (route, deliveryId) => (await store.query<{ id: string }>(`SELECT id FROM output_deliveries WHERE status = 'uncertain' AND subject->>'kind' = 'webhook'
-      AND subject->>'route' = $1 AND subject->>'deliveryId' = $2 LIMIT 1`, [route, deliveryId])).rows[0]?.id,
+    earlierSendFor: async (route, deliveryId, sinceMs) => (await store.query<EarlierSend>(`SELECT id, status FROM output_deliveries WHERE status IN ('uncertain', 'delivered') AND subject->>'kind' = 'webhook'
+      AND subject->>'route' = $1 AND subject->>'deliveryId' = $2 AND created_at_ms >= $3 ORDER BY created_at_ms DESC, inserted DESC LIMIT 1`, [route, deliveryId, sinceMs])).rows[0],
     countFailed: async () => (await store.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM output_deliveries WHERE status = 'failed'`)).rows[0]!.n,
     get: async (id) => (await select('WHERE id = $1', [id]))[0],
     async find(idOrPrefix) {
