@@ -78,13 +78,16 @@ function baseProgram(): Command {
       const found = await gatewayOnHome(home);
       const hello = found && 'hello' in found ? found.hello : undefined;
       const locked = found && 'locked' in found ? found.locked : undefined;
+      // Loaded only for a running gateway: `status` of a stopped one stays as light as before.
+      const cluster = hello ? await import('./cluster-status.js').then((module) => module.clusterOf(home)) : null;
       if (options.json) {
-        print(JSON.stringify({ home: home.root, running: Boolean(hello ?? locked), ...(hello ?? locked ?? {}), ...(locked ? { control: 'not answering' } : {}) }));
+        print(JSON.stringify({ home: home.root, running: Boolean(hello ?? locked), ...(hello ?? locked ?? {}), ...(locked ? { control: 'not answering' } : {}), ...(cluster ? { cluster } : {}) }));
       } else if (hello) {
         print(`Gateway running: pid ${hello.pid} (${hello.mode}), version ${hello.version}${hello.startedAtMs ? `, since ${new Date(hello.startedAtMs).toISOString()}` : ''}`);
         if (hello.webhookUrl) print(`  webhooks  ${hello.webhookUrl}`);
         print(`  control   ${hello.socketPath}${hello.tcpUrl ? ` and ${hello.tcpUrl}` : ''}`);
         print(`  attach    switchboard --attach${home.root === resolveHome(undefined).root ? '' : ` --home ${home.root}`}`);
+        if (cluster) for (const line of (await import('./cluster-status.js')).clusterLines(cluster)) print(line);
       } else if (locked) {
         print(`Gateway running: pid ${locked.pid}, since ${locked.startedAt}, but its control socket ${home.controlSocket} does not answer (home ${home.root})`);
       } else {

@@ -44,5 +44,5 @@ export interface ConfigFile {
   cron?: { script_timeout_seconds?: number };
   logging?: { level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' };
   control?: { host?: string; port?: number; token_env?: string };
-  store?: { url?: string };
+  store?: { url?: string; heartbeat_seconds?: number };
 }

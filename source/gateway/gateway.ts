@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { configHash, createMembership, type Membership } from '../cluster/membership.js';
+import type { NodeView } from '../store/pg/nodes.js';
+import type { SharedStore } from '../store/shared-store.js';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createAgentStack, type AgentStack } from '../agent/agent-stack.js';
@@ -7,7 +11,7 @@ import type { RunAgent } from '../agent/types.js';
 import { ConfigError } from '../config/errors.js';
 import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
 import { routeTargetIssues } from '../delivery/check-config.js';
-import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
+import { createDeliveryService, repeatableTarget, type DeliveryService } from '../delivery/deliver.js';
 import type { DeliveryRequest } from '../delivery/types.js';
 import { describeSubject } from '../delivery/log-target.js';
 import { reapOrphans } from '../infra/child-records.js';
@@ -36,8 +40,12 @@ import { listen, listenerUrl } from './webhook-listener.js';
 export interface GatewayDeps {
   config: ResolvedConfig;
   store: Store;
-  /** The store's domains; SQLite's (over `store`) unless given (PostgreSQL in cluster mode). */
+  /** The store's domains; SQLite's (over `store`) unless given. */
   backends?: StoreBackends;
+  /** Cluster mode: the shared PostgreSQL (its domains replace `backends`) and this node's membership. */
+  cluster?: SharedStore;
+  /** The version a cluster node reports. */
+  version?: string;
   logger: Logger;
   now?: () => number;
   pid?: number;
@@ -109,6 +117,8 @@ export interface Gateway {
   runs: { get(runId: string): Promise<RunRow | undefined>; cancel(runId: string): boolean; inFlight(): string[] };
   /** Scheduled jobs: create, list, pause, resume, remove, runNow (the console's /cron). */
   jobs: JobsCore;
+  /** Cluster mode: this node's id and every node's state; null on SQLite (one gateway). */
+  cluster: { nodeId: string; nodes(): Promise<NodeView[]> } | null;
 }
 
 export interface WebhookRouteView {
@@ -133,7 +143,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const pid = deps.pid ?? process.pid;
   const { config, logger } = deps;
   const events = createGatewayEvents();
-  const backends = deps.backends ?? sqliteBackends(deps.store, now);
+  const backends = deps.cluster?.backends ?? deps.backends ?? sqliteBackends(deps.store, now);
   const audit = backends.audit;
   // Throws ConfigError for a model without its key or URL: refuse to start rather than fail every run.
   const agentStack = createAgentStack({
@@ -261,6 +271,33 @@ export function createGateway(deps: GatewayDeps): Gateway {
       },
     });
   }
+  let membership: Membership | undefined;
+  if (deps.cluster) {
+    const shared = deps.cluster;
+    const silentFor = `${(3 * shared.heartbeatMs) / 1000} s`;
+    // The work a silent node held: its sends marked, its runs closed, its webhook runs queued again
+    // or, when only their delivery was left, delivered here.
+    const takeOver = async (silent: string) => {
+      const other = shared.backendsOf(silent);
+      const why = `its gateway (node ${silent}) stopped answering during this run`;
+      const sends = await other.outputDeliveries.recoverInterrupted(repeatableTarget, now());
+      const runs = await other.runs.closeInterrupted(why, now());
+      const jobRuns = await other.jobs.closeInterrupted(why, now());
+      const { requeued, undelivered } = await other.deliveries.recover();
+      await shared.nodes.adoptDeliveries(silent);
+      logger.warn(`Node ${silent} went silent (no heartbeat for ${silentFor}); this node took over its work: ${requeued} webhook run(s) queued again, ${undelivered.length} to deliver, ${runs} agent run(s) and ${jobRuns} job run(s) closed as interrupted, ${sends.uncertain} send(s) marked uncertain`);
+      if (webhooks) {
+        await webhooks.queue.adopt(undelivered);
+        webhooks.queue.notify();
+      }
+    };
+    membership = createMembership({
+      shared, takeOver, logger,
+      info: () => ({ host: hostname(), pid, version: deps.version ?? 'unknown', configHash: configHash(config.home.configFile), runsInFlight: inFlight.size, webhookUrl }),
+    });
+    // After the queue: a silent node's undelivered runs are handed to it.
+    components.push(membership);
+  }
   // Last: edits from other processes are applied only once everything they touch is running.
   components.push(createConfigWatch({ file: config.home.configFile, reload: () => configCommands.reload('file'), paused: configCommands.editing, logger }));
   const lifecycle = createLifecycle(components, (name, error) => logger.error({ err: error }, `Stopping ${name} failed`));
@@ -335,6 +372,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       },
     },
     jobs,
+    cluster: deps.cluster && membership ? { nodeId: deps.cluster.nodeId, nodes: membership.nodes } : null,
     async start() {
       if (status !== 'idle') throw new Error(`Gateway cannot start from status ${status}`);
       status = 'starting';

@@ -10,10 +10,9 @@ import { createLogRing, type LogRing } from '../infra/log-ring.js';
 import { createLogger } from '../infra/logger.js';
 import type { LogFileHealth } from '../infra/log-file.js';
 import { loadCheckedConfig } from '../gateway/check-config.js';
-import type { StoreBackends } from '../store/async-domains.js';
 import { openStore, type Store } from '../store/database.js';
 import { databaseUrl, nodeIdOf } from '../store/database-url.js';
-import type { SharedStore } from '../store/shared-store.js';
+import { DEFAULT_HEARTBEAT_MS, type SharedStore } from '../store/shared-store.js';
 import { faultSummary } from '../store/store-fault.js';
 import { coreState, initialState } from './gateway-state.js';
 import { createOperations, dispatchOperation, hasOperation, type Operations } from './index.js';
@@ -23,8 +22,8 @@ export interface GatewayHostOptions {
   home: HomeLayout;
   config: ResolvedConfig;
   store: Store;
-  /** The domains on a shared PostgreSQL (cluster mode); SQLite's over `store` when absent. */
-  backends?: StoreBackends;
+  /** Cluster mode: the shared PostgreSQL; SQLite's domains over `store` when absent. */
+  cluster?: SharedStore;
   logger: Logger;
   /** The gateway's log lines, forwarded to attached consoles as `log.line` events. */
   logRing: LogRing;
@@ -59,7 +58,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   const headless = config.values.approvals?.headless ?? 'deny';
   const gateway = createGateway({
     config, store: options.store, logger, mode: options.mode, ...(options.logHealth ? { logHealth: options.logHealth } : {}),
-    ...(options.backends ? { backends: options.backends } : {}),
+    ...(options.cluster ? { cluster: options.cluster } : {}), version: options.version,
     ...(options.mode === 'headless' ? { approvalPolicy: () => (operators() > 0 ? 'interactive' : headless) } : {}),
   });
   const activity = createReadModel(await initialState(gateway));
@@ -146,11 +145,11 @@ export async function startHomeGateway(home: HomeLayout, options: { mode: 'headl
     const url = databaseUrl(config.values);
     if (url) {
       const { openSharedStore } = await import('../store/shared-store.js');
-      shared = await openSharedStore(url, nodeIdOf(home.root));
+      shared = await openSharedStore(url, nodeIdOf(home.root), { heartbeatMs: 1_000 * (config.values.store?.heartbeat_seconds ?? DEFAULT_HEARTBEAT_MS / 1_000) });
       logger.info(`Store: PostgreSQL at ${shared.shown}, shared with the other nodes; this node is ${shared.nodeId}`);
     }
     const sharedStore = shared;
-    const host = await startGatewayHost({ home, config, store, logger, logRing, logHealth, mode: options.mode, version: options.version, ...(sharedStore ? { backends: sharedStore.backends } : {}) });
+    const host = await startGatewayHost({ home, config, store, logger, logRing, logHealth, mode: options.mode, version: options.version, ...(sharedStore ? { cluster: sharedStore } : {}) });
     return {
       host, logRing, fileLogger,
       async stop(reason) {

@@ -9,11 +9,14 @@ import { paramsOf } from './params.js';
 import { createRunOperations, type RunOperations } from './runs.js';
 import { createSkillOperations, type SkillOperations } from './skills.js';
 import type { GatewayState } from './state.js';
+import type { NodeView } from '../store/pg/nodes.js';
 import { createWebhookOperations, type WebhookOperations } from './webhooks.js';
 
 export interface GatewayOperations {
   /** The whole console view now (what `events.subscribe` sends as its snapshot). */
   state(params: Record<string, never>): Promise<GatewayState>;
+  /** Cluster mode: this node's id and every node with its heartbeat; null for a gateway on SQLite. */
+  nodes(params: Record<string, never>): Promise<{ nodeId: string; nodes: NodeView[] } | null>;
 }
 
 /**
@@ -37,7 +40,13 @@ export type OperationName = { [D in keyof Operations]: `${D}.${keyof Operations[
 
 export function createOperations(core: OperationsCore, state: () => GatewayState | Promise<GatewayState>): Operations {
   return {
-    gateway: { state: async () => state() },
+    gateway: {
+      state: async () => state(),
+      async nodes() {
+        const cluster = (await core.gateway()).cluster;
+        return cluster ? { nodeId: cluster.nodeId, nodes: await cluster.nodes() } : null;
+      },
+    },
     jobs: createJobOperations(core),
     webhooks: createWebhookOperations(core),
     deliveries: createDeliveryOperations(core),

@@ -59,6 +59,16 @@ function fromRow(row: Record<string, unknown> | undefined): DeliveryRecord | und
 }
 
 /**
+ * A running delivery whose agent run finished (its runs row says so) before the crash let the
+ * queue record it: recovery takes that result instead of running the model again. The origin is
+ * the one the run queue gives webhook runs (`webhook:<route>:<delivery id>`); a run cancelled by a
+ * stop is run again.
+ */
+export const FINISHED_RUN_OF_DELIVERY = (table: string) => `${table}.state = 'running' AND ${table}.run_status IS NULL
+  AND r.origin = 'webhook:' || ${table}.route || ':' || ${table}.delivery_id
+  AND r.status NOT IN ('running', 'interrupted', 'cancelled') AND r.started_at_ms >= ${table}.started_at_ms`;
+
+/**
  * Accepted webhook deliveries: the durable run queue, and the record idempotency is checked against.
  * Shared by the gateway and the `switchboard webhook` commands in other processes.
  */
@@ -83,6 +93,8 @@ export function createDeliveryStore(store: Store) {
   const finish = db.prepare('UPDATE webhook_deliveries SET state = ?, delivery_detail = ?, finished_at_ms = ? WHERE id = ?');
   const requeue = db.prepare(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE id = ? AND state = 'running'`);
   const interrupted = db.prepare(`SELECT id FROM webhook_deliveries WHERE state = 'running' AND run_status IS NULL`);
+  const adoptFinishedRuns = db.prepare(`UPDATE webhook_deliveries SET run_id = r.id, run_status = r.status, output = r.output, error = r.error
+    FROM runs AS r WHERE ${FINISHED_RUN_OF_DELIVERY('webhook_deliveries')}`);
   const requeueInterrupted = db.prepare(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE state = 'running' AND run_status IS NULL`);
   const finishedRunning = db.prepare(`SELECT ${columns} FROM webhook_deliveries WHERE state = 'running' AND run_status IS NOT NULL ORDER BY id`);
   const bySeq = db.prepare(`SELECT ${columns} FROM webhook_deliveries WHERE id = ?`);
@@ -155,6 +167,7 @@ export function createDeliveryStore(store: Store) {
      */
     recover(): { requeued: number; undelivered: DeliveryRecord[] } {
       return store.transaction(() => {
+        adoptFinishedRuns.run();
         const requeued = interrupted.all().length;
         requeueInterrupted.run();
         const undelivered = finishedRunning.all().map((row) => fromRow(row as Record<string, unknown>)!);

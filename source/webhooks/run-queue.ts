@@ -154,35 +154,44 @@ export function createRunQueue(deps: RunQueueDeps) {
     deps.events?.emit('webhook.completed', { seq: row.seq, route: row.route, event: row.event, deliveryId: row.deliveryId, state, ...run, delivery, atMs: deps.now() });
   }
 
+  /**
+   * Deliveries whose run finished but whose delivery was not recorded (a stop, or a node that went
+   * silent): delivered now, unless their output was sent already or may have been.
+   */
+  async function resume(undelivered: DeliveryRecord[]): Promise<void> {
+    for (const row of undelivered) {
+      const earlier = await deps.earlierSend?.(row.route, row.deliveryId, row.startedAtMs ?? row.receivedAtMs);
+      if (earlier?.status === 'delivered') {
+        // Sent before the gateway stopped, which did not record the delivery as done: record it now.
+        void finish(row, { runId: row.runId, runStatus: row.runStatus }, 'delivered', { ok: true, detail: `delivered before the gateway stopped (send ${earlier.id.slice(0, 8)})` }).catch(() => {});
+        continue;
+      }
+      if (earlier) {
+        // Its delivery was on its way when the gateway stopped: sending it again could post twice.
+        const reason = `uncertain: the gateway stopped while this was being sent to ${row.target}; it may have arrived. Check, then switchboard deliveries retry ${earlier.id.slice(0, 8)} to send it again`;
+        void finish(row, { runId: row.runId, runStatus: row.runStatus }, 'delivery_failed', { ok: false, reason }).catch(() => {});
+        continue;
+      }
+      const done = deliverRun(row, { runId: row.runId!, status: row.runStatus as RunResult['status'], output: row.output ?? '', error: row.error ?? undefined })
+        .catch((error: unknown) => deps.logger.error({ err: error }, `Delivering ${row.deliveryId} after restart failed`))
+        .finally(() => active.delete(row.seq));
+      active.set(row.seq, { controller: new AbortController(), done });
+    }
+  }
+
   return {
     /** Resumes what a previous process left (crash, kill -9), then starts taking work. */
     async start(): Promise<void> {
       const { requeued, undelivered } = await deps.deliveries.recover();
       stopping = false;
       if (requeued > 0) deps.logger.info(`Webhook queue: ${requeued} interrupted run(s) queued again`);
-      for (const row of undelivered) {
-        const earlier = await deps.earlierSend?.(row.route, row.deliveryId, row.startedAtMs ?? row.receivedAtMs);
-        if (earlier?.status === 'delivered') {
-          // Sent before the gateway stopped, which did not record the delivery as done: record it now.
-          void finish(row, { runId: row.runId, runStatus: row.runStatus }, 'delivered', { ok: true, detail: `delivered before the gateway stopped (send ${earlier.id.slice(0, 8)})` }).catch(() => {});
-          continue;
-        }
-        if (earlier) {
-          const uncertain = earlier.id;
-          // Its delivery was on its way when the gateway stopped: sending it again could post twice.
-          const reason = `uncertain: the gateway stopped while this was being sent to ${row.target}; it may have arrived. Check, then switchboard deliveries retry ${uncertain.slice(0, 8)} to send it again`;
-          void finish(row, { runId: row.runId, runStatus: row.runStatus }, 'delivery_failed', { ok: false, reason }).catch(() => {});
-          continue;
-        }
-        const done = deliverRun(row, { runId: row.runId!, status: row.runStatus as RunResult['status'], output: row.output ?? '', error: row.error ?? undefined })
-          .catch((error: unknown) => deps.logger.error({ err: error }, `Delivering ${row.deliveryId} after restart failed`))
-          .finally(() => active.delete(row.seq));
-        active.set(row.seq, { controller: new AbortController(), done });
-      }
+      await resume(undelivered);
       timer = setInterval(pump, deps.pollMs ?? 5_000); // a recovery sweep: accepts and replays notify the queue at once
       timer.unref();
       pump();
     },
+    /** Takes on what a node that went silent left finished but undelivered (cluster mode). */
+    adopt: (undelivered: DeliveryRecord[]): Promise<void> => resume(undelivered),
     /** Called after a delivery is persisted; the run starts on a later tick, after the 202 has gone out. */
     notify(): void {
       gate.arrival();

@@ -29,7 +29,8 @@ afterEach(async () => {
 interface Node { home: HomeLayout; cli: RunningCli; url: string }
 
 /** A node's home; `model`: a scripted OpenAI-compatible server instead of the dry-run model. */
-const clusterHome = (model?: ScriptedModel) => preparedHome((config) => {
+const clusterHome = (model?: ScriptedModel, heartbeatSeconds?: number) => preparedHome((config) => {
+  if (heartbeatSeconds) config.store = { heartbeat_seconds: heartbeatSeconds };
   if (model) config.model = { provider: 'openai-compatible', base_url: model.url, name: 'scripted-1', api_key: 'sk-test-key-123456' };
   // No rate limit in reach: the test counts accepts, not refusals.
   config.platforms!.webhook!.extra!.routes = { gh: { secret: SECRET, prompt: 'Review {pull_request.title}', deliver: 'log', rate_limit: 100_000 } };
@@ -120,5 +121,57 @@ describe('three gateways on one PostgreSQL', () => {
     // Every node took part.
     const { rows: byNode } = await db.query<{ node_id: string }>('SELECT DISTINCT node_id FROM webhook_deliveries');
     expect(byNode).toHaveLength(3);
+  });
+
+  it('list every node in status --json; a node killed and never restarted is shown down and a live node takes over its work', { timeout: 240_000 }, async () => {
+    const url = await postgres.freshDatabase();
+    const model = await startScriptedModel([{ text: 'Looks good.', delayMs: 50 }], { repeatLast: true });
+    models.push(model);
+    const homes = [clusterHome(model, 1), clusterHome(model, 1), clusterHome(model, 1)];
+    const nodes = await Promise.all(homes.map((home) => startNode(home, url)));
+    const ids = homes.map((home) => readFileSync(path.join(home.root, 'node-id'), 'utf8').trim());
+    const status = async () => JSON.parse((await runCli(['status', '--json', '--home', homes[0]!.root])).stdout) as { cluster: { nodeId: string; nodes: Array<{ id: string; state: string; pid: number; configHash: string; takenOverBy: string | null }>; warning?: string } };
+    const before = await status();
+    expect(before.cluster.nodeId).toBe(ids[0]);
+    expect(before.cluster.nodes.map((node) => [node.id, node.state]).sort()).toEqual(ids.map((id) => [id, 'up']).sort());
+    expect(before.cluster.nodes.find((node) => node.id === ids[1])!.pid).toBe(nodes[1]!.cli.child.pid);
+    expect(before.cluster.warning).toBeUndefined(); // the same config everywhere
+    const text = (await runCli(['status', '--home', homes[0]!.root])).stdout;
+    expect(text).toContain('3 of 3 node(s) up');
+    expect(text).toContain(`${ids[0]} *`);
+
+    const db = await database(url);
+    const accepted: string[] = [];
+    const send = async (from: number, to: number, targets: Node[]) => {
+      for (let i = from; i < to; i += 30) {
+        const batch = Array.from({ length: Math.min(30, to - i) }, (_, j) => `tk-${i + j}`);
+        const statuses = await Promise.all(batch.map((id, j) => post(targets[(i + j) % targets.length]!, id)));
+        batch.forEach((id, j) => { if (statuses[j] === 202) accepted.push(id); });
+      }
+    };
+    await send(0, 300, nodes);
+    const held = async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE state = 'running' AND node_id = $1`, [ids[1]])).rowCount!;
+    await waitUntil(async () => (await held()) > 0, 20_000, 'runs in flight on the node to kill');
+    nodes[1]!.cli.child.kill('SIGKILL');
+    await nodes[1]!.cli.exited;
+    await send(300, 450, [nodes[0]!, nodes[2]!]);
+    expect(accepted).toHaveLength(450);
+
+    // Three silent heartbeats later a live node takes the killed node's rows: all of them finish without its restart.
+    await waitUntil(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE state IN ('queued', 'running')`)).rowCount === 0, 120_000, 'every accepted delivery run');
+    const after = await status();
+    const killed = after.cluster.nodes.find((node) => node.id === ids[1])!;
+    expect(killed.state).toBe('down');
+    expect([ids[0], ids[2]]).toContain(killed.takenOverBy);
+    expect(after.cluster.nodes.filter((node) => node.state === 'up')).toHaveLength(2);
+    const taker = nodes[ids.indexOf(killed.takenOverBy!)]!;
+    expect(taker.cli.output()).toMatch(new RegExp(`Node ${ids[1]} went silent \\(no heartbeat for 3 s\\); this node took over its work: \\d+ webhook run\\(s\\) queued again`));
+
+    const { rows: deliveries } = await db.query<{ delivery_id: string; state: string }>('SELECT delivery_id, state FROM webhook_deliveries');
+    expect(deliveries.map((row) => row.delivery_id).sort()).toEqual([...accepted].sort());
+    expect(new Set(deliveries.map((row) => row.state))).toEqual(new Set(['delivered']));
+    const { rows: runs } = await db.query<{ origin: string; n: number }>(`SELECT origin, COUNT(*)::int AS n FROM runs WHERE status <> 'interrupted' GROUP BY origin`);
+    expect(runs).toHaveLength(accepted.length);
+    expect(runs.every((run) => run.n === 1)).toBe(true);
   });
 });

@@ -328,3 +328,21 @@ describe('PostgreSQL: each node recovers only what it held', () => {
     expect((await a.runs.get('run-b'))!.status).toBe('interrupted');
   });
 });
+
+describe.each(Object.keys(backends))('crash recovery of webhook runs on %s', (name) => {
+  it('takes the result of a run that finished before the crash let the queue record it, instead of running it again', async () => {
+    const { deliveries, runs } = (await backends[name]!())[0]!;
+    for (const id of ['done-1', 'cut-1']) await deliveries.accept(delivery(id), WINDOW);
+    const done = (await deliveries.claimNext(2_000))!;
+    const cut = (await deliveries.claimNext(2_000))!;
+    for (const [runId, row] of [['run-done', done], ['run-cut', cut]] as const) {
+      await runs.started({ id: runId, origin: `webhook:gh:${row.deliveryId}`, provider: 'dry-run', systemPrompt: '', prompt: 'p', startedAtMs: 2_100 });
+    }
+    await runs.finished({ runId: 'run-done', status: 'ok', output: 'Looks good', steps: 1, toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, startedAtMs: 2_100, finishedAtMs: 2_200 });
+    // The crash: neither recordRun happened. The finished run is delivered as it is; the other runs again.
+    const { requeued, undelivered } = await deliveries.recover();
+    expect(requeued).toBe(1);
+    expect(undelivered).toEqual([expect.objectContaining({ deliveryId: 'done-1', runId: 'run-done', runStatus: 'ok', output: 'Looks good' })]);
+    expect((await deliveries.get(cut.seq))!.state).toBe('queued');
+  });
+});

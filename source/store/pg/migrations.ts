@@ -213,4 +213,24 @@ export const pgMigrations: readonly Migration[] = [
       ALTER TABLE output_deliveries ADD COLUMN node_id TEXT;
     `,
   },
+  {
+    version: 6,
+    name: 'the nodes of the cluster and their heartbeats',
+    sql: `
+      CREATE TABLE nodes (
+        id TEXT PRIMARY KEY,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        version TEXT NOT NULL,
+        config_hash TEXT NOT NULL,
+        runs_in_flight INTEGER NOT NULL DEFAULT 0,
+        webhook_url TEXT,
+        started_at_ms BIGINT NOT NULL,
+        heartbeat_at_ms BIGINT NOT NULL,
+        stopped_at_ms BIGINT,
+        taken_over_by TEXT,
+        taken_over_at_ms BIGINT
+      );
+    `,
+  },
 ];

@@ -36,9 +36,9 @@ const MIGRATION_LOCK = 726_514_001;
  * migrate once: each takes the same advisory lock for its migration transaction and finds the
  * versions the first one applied.
  */
-export async function openPgStore(url: string, migrations: readonly Migration[] = pgMigrations): Promise<PgStore> {
+export async function openPgStore(url: string, migrations: readonly Migration[] = pgMigrations, options: { connections?: number } = {}): Promise<PgStore> {
   // A database that does not answer fails the start after 10 s instead of hanging it.
-  const pool = new pg.Pool({ connectionString: url, types, max: 10, connectionTimeoutMillis: 10_000 });
+  const pool = new pg.Pool({ connectionString: url, types, max: options.connections ?? 10, connectionTimeoutMillis: 10_000 });
   // An idle connection that dies (a database restart) must not take the process down with it.
   pool.on('error', () => {});
   const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {

@@ -1,5 +1,5 @@
 import type { DeliveryBackend } from '../async-domains.js';
-import type { DeliveryRecord, DeliveryState, NewDelivery } from '../webhook-deliveries.js';
+import { FINISHED_RUN_OF_DELIVERY, type DeliveryRecord, type DeliveryState, type NewDelivery } from '../webhook-deliveries.js';
 import { lockKey, type PgStore } from './pg-store.js';
 
 const columns = `id AS seq, route, delivery_id AS "deliveryId", event, headers, prompt, skills, target, target_extra AS "targetExtra", state,
@@ -54,6 +54,8 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
     // The running rows this node held when it stopped; another node's are its own to recover
     // (rows of a node that never comes back: docs/cluster.md).
     recover: () => store.transaction(async (client) => {
+      await client.query(`UPDATE webhook_deliveries SET run_id = r.id, run_status = r.status, output = r.output, error = r.error
+        FROM runs AS r WHERE ${FINISHED_RUN_OF_DELIVERY('webhook_deliveries')} AND webhook_deliveries.node_id = $1`, [nodeId]);
       const requeued = await client.query(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE state = 'running' AND run_status IS NULL AND node_id = $1`, [nodeId]);
       const { rows } = await client.query<DeliveryRecord>(`SELECT ${columns} FROM webhook_deliveries WHERE state = 'running' AND run_status IS NOT NULL AND node_id = $1 ORDER BY id`, [nodeId]);
       return { requeued: requeued.rowCount ?? 0, undelivered: rows };

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { Component } from '../gateway/lifecycle.js';
+import type { NodeInfo, NodeView } from '../store/pg/nodes.js';
+import type { SharedStore } from '../store/shared-store.js';
+
+export interface Membership extends Component {
+  /** Every node the cluster has seen, with its state (`up`, `down`, `stopped`). */
+  nodes(): Promise<NodeView[]>;
+}
+
+/**
+ * This node in the cluster: joins, beats every `heartbeatMs`, and at each beat takes over the work
+ * of nodes silent for 3 heartbeats (`takeOver`, one live node per silent one). Leaves on a clean stop.
+ * A node paused longer than 3 heartbeats (a frozen VM) may have its runs taken over while it still
+ * holds them: docs/cluster.md says what that costs.
+ */
+export function createMembership(deps: {
+  shared: Pick<SharedStore, 'nodes' | 'heartbeatMs'>;
+  info: () => NodeInfo;
+  takeOver: (silentNodeId: string) => Promise<void>;
+  logger: Logger;
+}): Membership {
+  const { nodes, heartbeatMs } = deps.shared;
+  let timer: NodeJS.Timeout | undefined;
+  let beating: Promise<void> | undefined;
+  const beat = async () => {
+    const takenBy = await nodes.beat(deps.info());
+    if (takenBy) {
+      deps.logger.error(`Node ${takenBy} took this node for dead (no heartbeat for ${(3 * heartbeatMs) / 1000} s) and took over the work it held then: runs of that moment may run twice. This node goes on; give it more CPU or raise store.heartbeat_seconds`);
+    }
+    for (const silent of await nodes.claimSilent()) await deps.takeOver(silent);
+  };
+  const tick = () => {
+    beating ??= beat()
+      .catch((error: unknown) => deps.logger.warn({ err: error }, 'Cluster heartbeat failed; trying again at the next one'))
+      .finally(() => { beating = undefined; });
+  };
+  return {
+    name: 'cluster membership',
+    async start() {
+      await nodes.join(deps.info());
+      timer = setInterval(tick, heartbeatMs);
+      timer.unref();
+      tick(); // nodes that died while this one was down are taken over now, not a heartbeat later
+    },
+    async stop() {
+      clearInterval(timer);
+      await beating;
+      await nodes.leave().catch((error: unknown) => deps.logger.warn({ err: error }, 'Leaving the cluster failed: the others will see this node down after 3 heartbeats'));
+    },
+    nodes: () => nodes.list(),
+  };
+}
+
+/** The first 12 hex digits of config.json's SHA-256 (its text, so `${VAR}` references, never secret values). */
+export function configHash(configFile: string): string {
+  try {
+    return createHash('sha256').update(readFileSync(configFile)).digest('hex').slice(0, 12);
+  } catch {
+    return 'unreadable';
+  }
+}
