@@ -127,6 +127,23 @@ describe('scheduled jobs on three nodes', () => {
     for (const each of nodes) expect(each.scheduler.snapshot().nextRunAtMs).toBe(T0 + 4 * MINUTE);
   });
 
+  it('a node that finds a slot already taken by another moves on to the next slot (its timer would spin on a stale one)', async () => {
+    const c = await cluster();
+    const [job] = await twentyJobs(c.jobs, path.join(tempHome().root, 'scripts'));
+    const [a, b] = await c.startNodes();
+    c.setNow(T0 + MINUTE);
+    await a!.scheduler.tick();
+    await a!.scheduler.idle();
+    expect(b!.scheduler.snapshot().nextRunAtMs).toBe(T0 + MINUTE);
+    await b!.scheduler.tick(); // the store says nothing is due: b reads the jobs it believed due again
+    expect(b!.started()).toEqual([]);
+    expect(b!.scheduler.snapshot().nextRunAtMs).toBe(T0 + 2 * MINUTE);
+    expect(b!.scheduler.known().find((known) => known.id === job!.id)!.nextRunAtMs).toBe(T0 + 2 * MINUTE);
+    const runs = await runsOf(c.jobs, job!);
+    expect(runs).toHaveLength(1);
+    expect(a!.started()).toContain(runs[0]!.id);
+  });
+
   it('every node down for five minutes, then all started at once: each job catches up (or skips) its missed slot once', async () => {
     const c = await cluster();
     const jobs = await twentyJobs(c.jobs, path.join(tempHome().root, 'scripts'));
