@@ -66,11 +66,11 @@ export function createJobCommands(deps: JobCommandsDeps) {
     return { ok: false, reason: `no job with id or name "${wanted}" (see: switchboard cron list --all)` };
   };
 
-  /** Job names are unique: `cron run <name>` must mean one job. */
-  const nameTaken = async (name: string, exceptId?: string): Promise<{ ok: false; reason: string } | undefined> => {
-    const other = (await jobs.byName(name)).find((job) => job.id !== exceptId);
-    return other ? { ok: false, reason: `a job named "${name}" already exists (${other.id}): choose another name` } : undefined;
-  };
+  /**
+   * Job names are unique (`cron run <name>` must mean one job): the store checks and writes in one
+   * step, so of two processes or nodes giving one name at once, one wins and the other gets this.
+   */
+  const nameTaken = (name: string, holderId: string): { ok: false; reason: string } => ({ ok: false, reason: `a job named "${name}" already exists (${holderId}): choose another name` });
 
   const changed = (job: JobRow | null, id: string, change: 'created' | 'updated' | 'removed') => deps.onChange?.(id, change, job);
 
@@ -80,16 +80,15 @@ export function createJobCommands(deps: JobCommandsDeps) {
     create: (request: JobRequest, context: JobRequestContext): Promise<Checked<JobRow>> => exclusive(async () => {
       const checked = checkJobRequest(request, { checkDeliver: deps.checkDeliver, ...context });
       if (!checked.ok) return checked;
-      const taken = await nameTaken(checked.value.name);
-      if (taken) return taken;
       const createdAtMs = deps.now();
       const draft = checked.value;
       const id = await uniqueId(jobs);
       const nextRunAtMs = nextRunAfter(draft.schedule, createdAtMs, deps.timezone, createdAtMs);
-      await jobs.insert({
+      const holder = await jobs.insert({
         id, name: draft.name, schedule: draft.schedule.text, prompt: draft.prompt, deliver: draft.deliver, origin: draft.origin,
         skills: draft.skills, script: draft.script, catchUp: draft.catchUp, enabled: true, createdAtMs, nextRunAtMs,
       });
+      if (holder !== undefined) return nameTaken(draft.name, holder);
       const job = (await jobs.get(id))!;
       changed(job, id, 'created');
       return { ok: true, value: job };
@@ -132,12 +131,11 @@ export function createJobCommands(deps: JobCommandsDeps) {
       if (!checked.ok) return checked;
       // A name from before names were slugs stays as it is until the edit gives a new one.
       const draft = changes.name === undefined ? { ...checked.value, name: job.name } : checked.value;
-      const taken = await nameTaken(draft.name, job.id);
-      if (taken) return taken;
       const now = deps.now();
       const rescheduled = draft.schedule.text !== job.schedule;
       const nextRunAtMs = !job.enabled ? null : rescheduled ? nextRunAfter(draft.schedule, now, deps.timezone, job.createdAtMs) : job.nextRunAtMs;
-      await jobs.update(job.id, { name: draft.name, schedule: draft.schedule.text, prompt: draft.prompt, deliver: draft.deliver, skills: draft.skills, script: draft.script, catchUp: draft.catchUp, nextRunAtMs }, now);
+      const holder = await jobs.update(job.id, { name: draft.name, schedule: draft.schedule.text, prompt: draft.prompt, deliver: draft.deliver, skills: draft.skills, script: draft.script, catchUp: draft.catchUp, nextRunAtMs }, now);
+      if (holder !== undefined) return nameTaken(draft.name, holder);
       const updated = (await jobs.get(job.id))!;
       changed(updated, job.id, 'updated');
       return { ok: true, value: updated };

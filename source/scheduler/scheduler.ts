@@ -48,6 +48,9 @@ export interface SchedulerSnapshot {
   nextRunAtMs: number | null;
 }
 
+/** A run request queued longer ago than this at a start was left by gateways that are gone (see catchUp). */
+export const STALE_REQUEST_MS = 60_000;
+
 /** How often the scheduler looks for changes written by another process (it hears its own at once). */
 export const RECOVERY_SWEEP_MS = 5_000;
 
@@ -144,9 +147,26 @@ export function createScheduler(deps: SchedulerDeps) {
     else inBackground(launch(job, trigger, randomUUID(), scheduledAtMs));
   };
 
-  const advance = async (job: JobRow) => {
-    await jobs.setNextRun(job.id, commands.nextRunOf(job, now()));
+  /**
+   * Takes the fire at `slotMs` of `job` by moving its next run to `nextRunAtMs` in the store, a
+   * compare-and-set: of the nodes (and processes) seeing one slot due, one wins and fires it. A loser
+   * reads the job again, so its memory (and its timer) moves on to the slot the winner set.
+   */
+  const takeSlot = async (job: JobRow, slotMs: number, nextRunAtMs: number | null): Promise<boolean> => {
+    const won = await jobs.takeSlot(job.id, slotMs, nextRunAtMs);
     emitChanged(job.id, 'updated', (await jobs.get(job.id)) ?? null);
+    return won;
+  };
+
+  /**
+   * Jobs this process believes due that the store does not (another node took their slot, and a
+   * new next run does not change `updated_at_ms`): read again, or the timer would spin on them.
+   */
+  const refreshStale = async (dueIds: Set<string>, nowMs: number) => {
+    for (const job of [...known.values()]) {
+      if (!job.enabled || job.nextRunAtMs === null || job.nextRunAtMs > nowMs || dueIds.has(job.id)) continue;
+      emitChanged(job.id, 'updated', (await jobs.get(job.id)) ?? null);
+    }
   };
 
   /**
@@ -187,10 +207,13 @@ export function createScheduler(deps: SchedulerDeps) {
       try {
         await noticeChanges();
         await takeQueued();
-        for (const job of await jobs.due(now())) {
-          await advance(job);
-          await fire(job, 'schedule', job.nextRunAtMs ?? undefined);
+        const nowMs = now();
+        const due = await jobs.due(nowMs);
+        for (const job of due) {
+          const slotMs = job.nextRunAtMs!;
+          if (await takeSlot(job, slotMs, commands.nextRunOf(job, now()))) await fire(job, 'schedule', slotMs);
         }
+        await refreshStale(new Set(due.map((job) => job.id)), nowMs);
       } catch (error) {
         log.error({ err: error }, 'Scheduler pass failed; retrying at the next poll');
       } finally {
@@ -230,12 +253,23 @@ export function createScheduler(deps: SchedulerDeps) {
     for (const job of all) known.set(job.id, job);
   });
 
-  /** At start: close runs a dead gateway left open, then catch up (or skip) fires missed while down. */
+  /**
+   * At start: close runs this node left open when it died, expire stale run requests, then catch up
+   * (or skip) fires missed while no node ran.
+   *
+   * Decision on queued run requests: only those queued more than `STALE_REQUEST_MS` ago are expired.
+   * A live node takes a request within a pass (at most `pollMs`), so one that old was left by
+   * gateways that are gone and must not run late; a younger one may be another live node's to take
+   * (a cluster), or this node's in its first pass, and is left for any node to claim.
+   *
+   * Catch-up takes each missed slot with the same compare-and-set as a fire (`takeSlot`): when every
+   * node starts at once, one of them catches up (or records the skip of) each job's missed slot.
+   */
   const catchUp = async () => {
     const abandoned = await jobs.closeInterrupted('the gateway stopped during this run', now());
     if (abandoned > 0) log.warn(`${abandoned} job run(s) left running by a stopped gateway were closed as interrupted (each counts as a failure of its job)`);
-    const expired = await jobs.expireQueued('queued for a gateway that stopped before taking it; not run (run it again with switchboard cron run)', now());
-    if (expired > 0) log.warn(`${expired} queued job run request(s) from before this start were not run`);
+    const expired = await jobs.expireQueued('queued for a gateway that stopped before taking it; not run (run it again with switchboard cron run)', now(), now() - STALE_REQUEST_MS);
+    if (expired > 0) log.warn(`${expired} queued job run request(s) older than ${STALE_REQUEST_MS / 1000} s were not run`);
     await load(); // after closing: the jobs' last status shows the interrupted runs
     for (const job of [...known.values()]) {
       if (!job.enabled || job.nextRunAtMs === null || job.nextRunAtMs > now()) continue;
@@ -243,8 +277,7 @@ export function createScheduler(deps: SchedulerDeps) {
       if (!schedule.ok) continue;
       const decision = decideCatchUp({ schedule: schedule.value, policy: job.catchUp, nextRunAtMs: job.nextRunAtMs, nowMs: now(), timezone: deps.timezone, anchorMs: job.createdAtMs });
       if (decision.action === 'none') continue;
-      await jobs.setNextRun(job.id, decision.nextRunAtMs);
-      remember(job.id, { ...job, nextRunAtMs: decision.nextRunAtMs });
+      if (!(await takeSlot(job, job.nextRunAtMs, decision.nextRunAtMs))) continue; // another node caught it up
       if (decision.action === 'skip') await recordSkip(job, 'catch_up', decision.reason, decision.missedAtMs);
       else inBackground(launch(job, 'catch_up', randomUUID(), decision.missedAtMs));
     }

@@ -48,6 +48,9 @@ export interface JobRunRow {
   deliveryDetail: string | null;
 }
 
+/** What an edit replaces. */
+export type JobEdit = Pick<JobRow, 'name' | 'schedule' | 'prompt' | 'deliver' | 'skills' | 'script' | 'catchUp' | 'nextRunAtMs'>;
+
 export type NewJob = Omit<JobRow, 'lastRunAtMs' | 'lastStatus' | 'lastError' | 'consecutiveFailures' | 'updatedAtMs'>;
 
 export interface RunOutcome {
@@ -90,6 +93,7 @@ export function createJobStore(store: Store) {
     created_at_ms, updated_at_ms, next_run_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const byId = db.prepare(`SELECT ${jobColumns} FROM jobs WHERE id = ?`);
   const byName = db.prepare(`SELECT ${jobColumns} FROM jobs WHERE name = ? ORDER BY created_at_ms`);
+  const namedOther = db.prepare('SELECT id FROM jobs WHERE name = ? AND id <> ? ORDER BY created_at_ms LIMIT 1');
   const all = db.prepare(`SELECT ${jobColumns} FROM jobs ORDER BY created_at_ms, id`);
   const due = db.prepare(`SELECT ${jobColumns} FROM jobs WHERE enabled = 1 AND next_run_at_ms <= ? ORDER BY next_run_at_ms`);
   const earliest = db.prepare('SELECT MIN(next_run_at_ms) AS next FROM jobs WHERE enabled = 1');
@@ -97,6 +101,7 @@ export function createJobStore(store: Store) {
   const counts = db.prepare('SELECT COUNT(*) AS total, COALESCE(SUM(enabled), 0) AS enabled FROM jobs');
   const setEnabled = db.prepare('UPDATE jobs SET enabled = ?, next_run_at_ms = ?, updated_at_ms = ? WHERE id = ?');
   const setNext = db.prepare('UPDATE jobs SET next_run_at_ms = ? WHERE id = ?');
+  const takeSlot = db.prepare('UPDATE jobs SET next_run_at_ms = ? WHERE id = ? AND next_run_at_ms = ?');
   const deleteJob = db.prepare('DELETE FROM jobs WHERE id = ?');
   const updateJob = db.prepare(`UPDATE jobs SET name = ?, schedule = ?, prompt = ?, deliver = ?, skills = ?, script = ?, catch_up = ?,
     next_run_at_ms = ?, updated_at_ms = ? WHERE id = ?`);
@@ -113,12 +118,22 @@ export function createJobStore(store: Store) {
   const runsOf = db.prepare(`SELECT ${runColumns} FROM job_runs WHERE job_id = ? ORDER BY queued_at_ms DESC, rowid DESC LIMIT ?`);
   const runsAll = db.prepare(`SELECT ${runColumns} FROM job_runs ORDER BY queued_at_ms DESC, rowid DESC LIMIT ?`);
   const interrupt = db.prepare(`UPDATE job_runs SET status = 'interrupted', error = ?, finished_at_ms = ? WHERE status = 'running' RETURNING job_id AS jobId`);
-  const expireQueued = db.prepare(`UPDATE job_runs SET status = 'error', error = ?, finished_at_ms = ? WHERE status = 'queued'`);
+  const expireQueued = db.prepare(`UPDATE job_runs SET status = 'error', error = ?, finished_at_ms = ? WHERE status = 'queued' AND queued_at_ms < ?`);
 
   return {
-    insert(job: NewJob): void {
-      insertJob.run(job.id, job.name, job.schedule, job.prompt, job.deliver, job.origin, JSON.stringify(job.skills), job.script,
-        job.catchUp, job.enabled ? 1 : 0, job.createdAtMs, job.createdAtMs, job.nextRunAtMs);
+    /**
+     * Adds a job whose name no other job has: returns the id of the job that already has the name
+     * (nothing written), or undefined when added. Check and insert in one write transaction, so of
+     * two processes creating one name at once, one gets it.
+     */
+    insert(job: NewJob): string | undefined {
+      return store.transaction(() => {
+        const holder = namedOther.get(job.name, job.id) as { id: string } | undefined;
+        if (holder) return holder.id;
+        insertJob.run(job.id, job.name, job.schedule, job.prompt, job.deliver, job.origin, JSON.stringify(job.skills), job.script,
+          job.catchUp, job.enabled ? 1 : 0, job.createdAtMs, job.createdAtMs, job.nextRunAtMs);
+        return undefined;
+      });
     },
     get: (id: string): JobRow | undefined => toJob(byId.get(id) as Record<string, unknown> | undefined),
     byName: (name: string): JobRow[] => byName.all(name).map((row) => toJob(row)!),
@@ -134,9 +149,23 @@ export function createJobStore(store: Store) {
     setNextRun(id: string, nextRunAtMs: number | null): void {
       setNext.run(nextRunAtMs, id);
     },
-    /** Replaces what a person can edit; the caller recomputes the next run. */
-    update(id: string, job: Pick<JobRow, 'name' | 'schedule' | 'prompt' | 'deliver' | 'skills' | 'script' | 'catchUp' | 'nextRunAtMs'>, nowMs: number): void {
-      updateJob.run(job.name, job.schedule, job.prompt, job.deliver, JSON.stringify(job.skills), job.script, job.catchUp, job.nextRunAtMs, nowMs, id);
+    /**
+     * Takes the fire at `slotMs`: moves the job's next run from `slotMs` to `nextRunAtMs` only if it
+     * is still `slotMs` (a compare-and-set). Of several processes or nodes taking one slot, one gets
+     * true and fires it; the others get false (taken, or the job was paused, edited or removed).
+     */
+    takeSlot: (id: string, slotMs: number, nextRunAtMs: number | null): boolean => Number(takeSlot.run(nextRunAtMs, id, slotMs).changes) > 0,
+    /**
+     * Replaces what a person can edit; the caller recomputes the next run. As `insert`: returns the
+     * id of another job that has the (new) name, and writes nothing then.
+     */
+    update(id: string, job: JobEdit, nowMs: number): string | undefined {
+      return store.transaction(() => {
+        const holder = namedOther.get(job.name, id) as { id: string } | undefined;
+        if (holder) return holder.id;
+        updateJob.run(job.name, job.schedule, job.prompt, job.deliver, JSON.stringify(job.skills), job.script, job.catchUp, job.nextRunAtMs, nowMs, id);
+        return undefined;
+      });
     },
     remove: (id: string): boolean => Number(deleteJob.run(id).changes) > 0,
 
@@ -172,8 +201,8 @@ export function createJobStore(store: Store) {
         return jobIds.length;
       });
     },
-    /** At gateway start: run requests queued for a gateway that is gone are not run late. */
-    expireQueued: (reason: string, nowMs: number): number => Number(expireQueued.run(reason, nowMs).changes),
+    /** At gateway start: run requests queued before `queuedBeforeMs` (left by a gateway that is gone) are not run late. */
+    expireQueued: (reason: string, nowMs: number, queuedBeforeMs: number): number => Number(expireQueued.run(reason, nowMs, queuedBeforeMs).changes),
   };
 }
 

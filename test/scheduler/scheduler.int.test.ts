@@ -7,6 +7,7 @@ import { openStore } from '../../source/store/database.js';
 import { sqliteBackends } from '../../source/store/async-domains.js';
 import type { JobRow } from '../../source/store/jobs.js';
 import { createJobCommands } from '../../source/scheduler/job-commands.js';
+import { STALE_REQUEST_MS } from '../../source/scheduler/scheduler.js';
 import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
 import { makeScheduler, waitFor, writeScript, type SchedulerHarnessOptions } from '../helpers/scheduler.js';
 import { tempHome } from '../helpers/temp-home.js';
@@ -206,12 +207,14 @@ describe('scheduling with a fake clock', () => {
     expect((await second.jobs.get(skip.id))!.nextRunAtMs).toBe(T0 + 2 * 3_600_000);
   });
 
-  it('at start, closes runs a dead gateway left running as interrupted, and queued requests nobody took', async () => {
+  it('at start, closes runs a dead gateway left running as interrupted, and queued requests nobody took for a minute', async () => {
     const home = tempHome();
     const first = harness(home);
     const job = await create(first, {});
     await first.jobs.addRun({ id: 'was-running', jobId: job.id, jobName: job.name, trigger: 'schedule', status: 'running', atMs: Date.now() });
-    await first.jobs.addRun({ id: 'was-queued', jobId: job.id, jobName: job.name, trigger: 'manual', status: 'queued', atMs: Date.now() });
+    await first.jobs.addRun({ id: 'was-queued', jobId: job.id, jobName: job.name, trigger: 'manual', status: 'queued', atMs: Date.now() - STALE_REQUEST_MS - 1 });
+    // Younger: another live node (or this one, at its first pass) takes it.
+    await first.jobs.addRun({ id: 'just-queued', jobId: job.id, jobName: job.name, trigger: 'manual', status: 'queued', atMs: Date.now() });
     const second = harness(home);
     await second.scheduler.start();
     expect(await second.jobs.getRun('was-running')).toMatchObject({ status: 'interrupted', error: 'the gateway stopped during this run' });
@@ -219,6 +222,10 @@ describe('scheduling with a fake clock', () => {
     expect(await second.jobs.get(job.id)).toMatchObject({ lastStatus: 'interrupted', lastError: 'the gateway stopped during this run', consecutiveFailures: 1 });
     expect(await second.jobs.getRun('was-queued')).toMatchObject({ status: 'error' });
     expect((await second.jobs.getRun('was-queued'))!.error).toContain('not run');
+    expect(await second.jobs.getRun('just-queued')).toMatchObject({ status: 'queued' });
+    await second.scheduler.tick();
+    await second.scheduler.idle();
+    expect(await second.jobs.getRun('just-queued')).toMatchObject({ status: 'ok', trigger: 'manual' });
   });
 
   it('catch_up once skips a missed fire older than half a period', async () => {

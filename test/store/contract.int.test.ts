@@ -199,9 +199,12 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
       script: null, catchUp: 'once' as const, enabled: true, createdAtMs: 1_000 + Number(id.slice(1)), nextRunAtMs });
     await jobs.insert(job('j1', 'digest', 5_000));
     await jobs.insert(job('j2', 'check', 3_000));
-    await jobs.insert(job('j3', 'digest', null));
+    expect(await jobs.insert(job('j3', 'weekly', null))).toBeUndefined();
+    // A taken name: the holder's id, nothing written.
+    expect(await jobs.insert(job('j4', 'digest', 4_000))).toBe('j1');
+    expect(await jobs.get('j4')).toBeUndefined();
     expect(await jobs.get('j1')).toMatchObject({ name: 'digest', skills: ['s'], enabled: true, catchUp: 'once', lastStatus: null, consecutiveFailures: 0, updatedAtMs: 1_001 });
-    expect((await jobs.byName('digest')).map((row) => row.id)).toEqual(['j1', 'j3']);
+    expect((await jobs.byName('digest')).map((row) => row.id)).toEqual(['j1']);
     expect((await jobs.list()).map((row) => row.id)).toEqual(['j1', 'j2', 'j3']);
     expect((await jobs.due(5_000)).map((row) => row.id)).toEqual(['j2', 'j1']);
     expect(await jobs.earliestNextRunMs()).toBe(3_000);
@@ -210,6 +213,9 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
     expect(await jobs.earliestNextRunMs()).toBe(5_000);
     expect((await jobs.versions()).get('j2')).toBe(9_000);
     await jobs.setNextRun('j1', 7_000);
+    const edit = { schedule: '0 2 * * *', prompt: 'Night', deliver: 'local', skills: [], script: 'x.sh', catchUp: 'skip' as const, nextRunAtMs: 8_000 };
+    expect(await jobs.update('j3', { ...edit, name: 'check' }, 9_400)).toBe('j2');
+    expect(await jobs.get('j3')).toMatchObject({ name: 'weekly', updatedAtMs: 1_003 });
     await jobs.update('j3', { name: 'nightly', schedule: '0 2 * * *', prompt: 'Night', deliver: 'local', skills: [], script: 'x.sh', catchUp: 'skip', nextRunAtMs: 8_000 }, 9_500);
     expect(await jobs.get('j3')).toMatchObject({ name: 'nightly', schedule: '0 2 * * *', script: 'x.sh', catchUp: 'skip', nextRunAtMs: 8_000, updatedAtMs: 9_500, skills: [] });
     expect((await jobs.due(10_000)).map((row) => row.id)).toEqual(['j1', 'j3']);
@@ -238,10 +244,42 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
     expect(await jobs.get('j1')).toMatchObject({ lastStatus: 'ok', lastError: null, consecutiveFailures: 0 });
     expect(await jobs.getRun('r3')).toMatchObject({ deliveryOk: true });
     await jobs.addRun({ id: 'r4', jobId: 'j1', jobName: 'digest', trigger: 'manual', status: 'queued', atMs: 7_000 });
-    expect(await jobs.expireQueued('queued for a gateway that stopped', 8_000)).toBe(1);
+    expect(await jobs.expireQueued('queued for a gateway that stopped', 8_000, 7_000)).toBe(0); // not queued before 7_000: left to take
+    expect(await jobs.expireQueued('queued for a gateway that stopped', 8_000, 7_001)).toBe(1);
     expect(await jobs.getRun('r4')).toMatchObject({ status: 'error', error: 'queued for a gateway that stopped' });
     expect((await jobs.runs('j1', 3)).map((run) => run.id)).toEqual(['r4', 'r3', 'r2']);
     expect((await jobs.runs(undefined, 10)).map((run) => run.id)).toEqual(['r4', 'r3', 'r2', 'r1', 'r0']);
+  });
+
+  it('gives each slot of a job to one of three nodes taking it at once', async () => {
+    const nodes = await backends[name]!(3);
+    await Promise.all(nodes.flatMap((node) => Array.from({ length: 10 }, () => node.jobs.list()))); // connections open: the takes overlap
+    await nodes[0]!.jobs.insert({ id: 'j1', name: 'minutely', schedule: 'every 1m', prompt: 'p', deliver: 'log', origin: 'cli', skills: [], script: null, catchUp: 'once', enabled: true, createdAtMs: 0, nextRunAtMs: 60_000 });
+    for (let slot = 60_000; slot <= 300_000; slot += 60_000) {
+      const takes = await Promise.all(Array.from({ length: 9 }, (_unused, index) => nodes[index % 3]!.jobs.takeSlot('j1', slot, slot + 60_000)));
+      expect(takes.filter(Boolean), `slot ${slot}`).toHaveLength(1);
+      expect((await nodes[1]!.jobs.get('j1'))!.nextRunAtMs).toBe(slot + 60_000);
+    }
+    expect(await nodes[0]!.jobs.takeSlot('j1', 60_000, 120_000)).toBe(false); // a slot already taken
+    await nodes[0]!.jobs.setEnabled('j1', false, null, 400_000);
+    expect(await nodes[0]!.jobs.takeSlot('j1', 360_000, 420_000)).toBe(false); // paused meanwhile
+    expect(await nodes[0]!.jobs.takeSlot('nope', 360_000, 420_000)).toBe(false);
+  });
+
+  it('gives one name to one job when three nodes create or rename to it at once', async () => {
+    const nodes = await backends[name]!(3);
+    await Promise.all(nodes.flatMap((node) => Array.from({ length: 10 }, () => node.jobs.list())));
+    const job = (id: string, jobName: string) => ({ id, name: jobName, schedule: 'every 1h', prompt: 'p', deliver: 'log', origin: 'cli', skills: [], script: null, catchUp: 'once' as const, enabled: true, createdAtMs: 1_000, nextRunAtMs: 2_000 });
+    for (let round = 0; round < 5; round += 1) {
+      const holders = await Promise.all(Array.from({ length: 6 }, (_unused, index) => nodes[index % 3]!.jobs.insert(job(`c${round}-${index}`, `twin-${round}`))));
+      expect(holders.filter((holder) => holder === undefined), `round ${round}`).toHaveLength(1);
+      expect(await nodes[0]!.jobs.byName(`twin-${round}`), `round ${round}`).toHaveLength(1);
+    }
+    for (const id of ['r-0', 'r-1', 'r-2']) await nodes[0]!.jobs.insert(job(id, `before-${id}`));
+    const edit = { schedule: 'every 1h', prompt: 'p', deliver: 'log', skills: [], script: null, catchUp: 'once' as const, nextRunAtMs: 2_000 };
+    const renamed = await Promise.all(['r-0', 'r-1', 'r-2'].map((id, index) => nodes[index]!.jobs.update(id, { ...edit, name: 'renamed' }, 3_000)));
+    expect(renamed.filter((holder) => holder === undefined)).toHaveLength(1);
+    expect(await nodes[0]!.jobs.byName('renamed')).toHaveLength(1);
   });
 
   it('keeps output deliveries with their attempts; a crash mid-send leaves repeatable ones failed, the others uncertain', async () => {

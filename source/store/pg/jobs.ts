@@ -1,6 +1,7 @@
+import type pg from 'pg';
 import type { JobBackend } from '../async-domains.js';
 import { failedStatus, type JobRow, type JobRunRow } from '../jobs.js';
-import type { PgStore } from './pg-store.js';
+import { lockKey, type PgStore } from './pg-store.js';
 
 const jobColumns = `id, name, schedule, prompt, deliver, origin, skills, script, catch_up AS "catchUp", enabled,
   created_at_ms AS "createdAtMs", updated_at_ms AS "updatedAtMs", next_run_at_ms AS "nextRunAtMs", last_run_at_ms AS "lastRunAtMs",
@@ -12,17 +13,33 @@ const runColumns = `id, job_id AS "jobId", job_name AS "jobName", trigger, statu
 const recordLast = `UPDATE jobs SET last_run_at_ms = $1, last_status = $2, last_error = $3,
   consecutive_failures = CASE WHEN $4 THEN consecutive_failures + 1 ELSE 0 END WHERE id = $5`;
 
+/**
+ * In a transaction about to give a job `name`: the id of another job that has it, or undefined.
+ * Decision: names are kept unique by a lock on the name, not by a unique index, because SQLite's
+ * schema has none (files from before names were unique may hold two jobs of one name) and the two
+ * backends keep one schema. The lock makes nodes creating or renaming to one name take turns: the
+ * second reads what the first committed (READ COMMITTED), so one wins and the others are refused.
+ */
+async function nameHolder(client: pg.PoolClient, name: string, exceptId: string): Promise<string | undefined> {
+  await lockKey(client, `job name\n${name}`);
+  const { rows } = await client.query<{ id: string }>('SELECT id FROM jobs WHERE name = $1 AND id <> $2 ORDER BY created_at_ms LIMIT 1', [name, exceptId]);
+  return rows[0]?.id;
+}
+
 /** Jobs and their run history on PostgreSQL: every node schedules from the same rows. */
 export function createPgJobStore(store: PgStore, nodeId: string): JobBackend {
   const jobs = async (where: string, params: unknown[] = []) => (await store.query<JobRow>(`SELECT ${jobColumns} FROM jobs ${where}`, params)).rows;
   const runs = async (where: string, params: unknown[] = []) => (await store.query<JobRunRow>(`SELECT ${runColumns} FROM job_runs ${where}`, params)).rows;
   const changed = async (sql: string, params: unknown[]) => (await store.query(sql, params)).rowCount ?? 0;
   return {
-    async insert(job) {
-      await store.query(`INSERT INTO jobs (id, name, schedule, prompt, deliver, origin, skills, script, catch_up, enabled, created_at_ms, updated_at_ms, next_run_at_ms)
+    insert: (job) => store.transaction(async (client) => {
+      const holder = await nameHolder(client, job.name, job.id);
+      if (holder) return holder;
+      await client.query(`INSERT INTO jobs (id, name, schedule, prompt, deliver, origin, skills, script, catch_up, enabled, created_at_ms, updated_at_ms, next_run_at_ms)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12)`,
       [job.id, job.name, job.schedule, job.prompt, job.deliver, job.origin, JSON.stringify(job.skills), job.script, job.catchUp, job.enabled, job.createdAtMs, job.nextRunAtMs]);
-    },
+      return undefined;
+    }),
     get: async (id) => (await jobs('WHERE id = $1', [id]))[0],
     byName: (name) => jobs('WHERE name = $1 ORDER BY created_at_ms', [name]),
     list: () => jobs('ORDER BY created_at_ms, id'),
@@ -36,10 +53,16 @@ export function createPgJobStore(store: PgStore, nodeId: string): JobBackend {
     async setNextRun(id, nextRunAtMs) {
       await store.query('UPDATE jobs SET next_run_at_ms = $1 WHERE id = $2', [nextRunAtMs, id]);
     },
-    async update(id, job, nowMs) {
-      await store.query(`UPDATE jobs SET name = $1, schedule = $2, prompt = $3, deliver = $4, skills = $5, script = $6, catch_up = $7, next_run_at_ms = $8, updated_at_ms = $9 WHERE id = $10`,
+    // The row lock of the UPDATE: of nodes taking one slot at once, the first changes the row, the
+    // others re-read it after its commit, find another next run and change nothing.
+    takeSlot: async (id, slotMs, nextRunAtMs) => (await changed('UPDATE jobs SET next_run_at_ms = $1 WHERE id = $2 AND next_run_at_ms = $3', [nextRunAtMs, id, slotMs])) > 0,
+    update: (id, job, nowMs) => store.transaction(async (client) => {
+      const holder = await nameHolder(client, job.name, id);
+      if (holder) return holder;
+      await client.query(`UPDATE jobs SET name = $1, schedule = $2, prompt = $3, deliver = $4, skills = $5, script = $6, catch_up = $7, next_run_at_ms = $8, updated_at_ms = $9 WHERE id = $10`,
         [job.name, job.schedule, job.prompt, job.deliver, JSON.stringify(job.skills), job.script, job.catchUp, job.nextRunAtMs, nowMs, id]);
-    },
+      return undefined;
+    }),
     remove: async (id) => (await changed('DELETE FROM jobs WHERE id = $1', [id])) > 0,
     async addRun(run) {
       await store.query(`INSERT INTO job_runs (id, job_id, job_name, trigger, status, reason, scheduled_at_ms, queued_at_ms, started_at_ms, node_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
@@ -64,6 +87,6 @@ export function createPgJobStore(store: PgStore, nodeId: string): JobBackend {
       for (const { jobId } of rows) await client.query(recordLast, [nowMs, 'interrupted', reason, true, jobId]);
       return rows.length;
     }),
-    expireQueued: (reason, nowMs) => changed(`UPDATE job_runs SET status = 'error', error = $1, finished_at_ms = $2 WHERE status = 'queued'`, [reason, nowMs]),
+    expireQueued: (reason, nowMs, queuedBeforeMs) => changed(`UPDATE job_runs SET status = 'error', error = $1, finished_at_ms = $2 WHERE status = 'queued' AND queued_at_ms < $3`, [reason, nowMs, queuedBeforeMs]),
   };
 }
