@@ -40,8 +40,9 @@ async function startNode(home: HomeLayout, databaseUrl: string): Promise<Node> {
   const cli = startCli(['gateway', '--home', home.root], { env: { SWITCHBOARD_DATABASE_URL: databaseUrl } });
   running.push(cli);
   await cli.waitFor('Control channel listening', 60_000);
-  const url = /webhooks\s+(http:\/\/127\.0\.0\.1:\d+)/.exec((await runCli(['status', '--home', home.root])).stdout)![1]!;
-  return { home, cli, url };
+  // From its own line, not `status`: a restart writes a second one, the last is the new listener.
+  const urls = [...cli.output().matchAll(/Webhook listener on (http:\/\/127\.0\.0\.1:\d+)/g)];
+  return { home, cli, url: urls.at(-1)![1]! };
 }
 
 async function post(node: Node, deliveryId: string): Promise<number> {
