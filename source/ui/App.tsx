@@ -119,6 +119,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
     const parsed = parseSlash(line);
     if (!parsed) return setNotice('Commands start with /; /help lists them.');
     if (parsed.name === 'help') return push({ kind: 'help' });
+    if (parsed.name === 'nodes') return push({ kind: 'nodes' });
     if (parsed.name === 'run') {
       if (!parsed.rest) return setNotice('Usage: /run <prompt>');
       setNotice(`Running: ${parsed.rest}`);

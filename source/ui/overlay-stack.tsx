@@ -8,6 +8,7 @@ import type { Operations } from '../operations/index.js';
 import { ConfigProblems } from './components/ConfigProblems.js';
 import { DeliveriesOverlay } from './components/DeliveriesOverlay.js';
 import { MessagesOverlay } from './components/MessagesOverlay.js';
+import { NodesOverlay } from './components/NodesOverlay.js';
 import { RunsOverlay } from './components/RunsOverlay.js';
 import type { Notice } from './hooks/useNotices.js';
 import { Form } from './components/Form.js';
@@ -23,7 +24,7 @@ import { theme } from './theme.js';
 
 /** One overlay over the panes. App keeps a stack of them: the last is on top and gets keys first. */
 export type Overlay = { kind: 'help' } | { kind: 'command'; text: string } | { kind: 'filter'; pane: string; text: string } | { kind: 'quit' } | { kind: 'install'; link: InstallLink }
-  | { kind: 'form'; form: EditForm; errors: FieldErrors; busy: boolean } | { kind: 'subscribed'; view: SubscribedView } | { kind: 'configProblems'; issues: ConfigIssue[]; reason: string } | { kind: 'login'; server: string } | { kind: 'deliveries' } | { kind: 'messages' } | { kind: 'runs' };
+  | { kind: 'form'; form: EditForm; errors: FieldErrors; busy: boolean } | { kind: 'subscribed'; view: SubscribedView } | { kind: 'configProblems'; issues: ConfigIssue[]; reason: string } | { kind: 'login'; server: string } | { kind: 'deliveries' } | { kind: 'messages' } | { kind: 'runs' } | { kind: 'nodes' };
 export type StackedOverlay = Overlay & { id: number };
 type LineOverlay = Extract<StackedOverlay, { kind: 'command' | 'filter' | 'quit' }>;
 
@@ -57,7 +58,7 @@ export interface OverlayContext {
   login?: McpCommands['login'];
   openUrl: (url: string) => boolean;
   actions: OverlayActions;
-  ops: Pick<Operations, 'deliveries' | 'runs'>;
+  ops: Pick<Operations, 'deliveries' | 'runs' | 'gateway'>;
   /** The gateway's failed-delivery count: the deliveries overlay reads its list again when it moves. */
   failedDeliveries: number;
   /** The bottom line's notices so far (M). */
@@ -89,6 +90,7 @@ function FullOverlay({ entry, context }: { entry: StackedOverlay; context: Overl
     case 'login': return context.login ? <LoginDialog key={entry.server} server={entry.server} login={context.login} openUrl={context.openUrl} copy={actions.copy} width={width} onClose={(text) => actions.close(entry.id, text)} /> : null;
     case 'configProblems': return <ConfigProblemsLayer entry={entry} width={width} height={height} actions={actions} />;
     case 'deliveries': return <DeliveriesOverlay ops={context.ops} width={width} height={height} version={context.failedDeliveries} onClose={(text) => actions.close(entry.id, text)} />;
+    case 'nodes': return <NodesOverlay ops={context.ops} width={width} height={height} onClose={() => actions.close(entry.id)} />;
     case 'runs': return <RunsOverlay ops={context.ops} runIds={context.runsInFlight} width={width} height={height} onClose={() => actions.close(entry.id)} />;
     case 'messages': return <MessagesOverlay notices={context.notices} width={width} height={height} onClose={() => actions.close(entry.id)} />;
     default: return null;

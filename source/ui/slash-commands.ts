@@ -12,6 +12,7 @@ export const slashCommands: readonly SlashCommand[] = [
   { name: 'reload-mcp', usage: '/reload-mcp', description: 'reread mcp_servers: reconnect changed servers, drop removed ones' },
   { name: 'cron', usage: '/cron <action> ...', description: 'create <schedule> <prompt> [--name N --deliver T --skills a,b] (quote a schedule with spaces), list, or pause|resume|remove|run <job>' },
   { name: 'webhook', usage: '/webhook subscribe|list|remove', description: 'subscribe <name> [--events a,b --prompt T --skills a,b --deliver T --deliver-extra k=v --secret S --description D]; list; remove <name>' },
+  { name: 'nodes', usage: '/nodes', description: 'the gateways of the cluster (several on one PostgreSQL): state, config hash, runs, last heartbeat' },
   { name: 'install', usage: '/install <link>', description: 'install an MCP server from a switchboard://mcp/install link, after a confirmation' },
   { name: 'help', usage: '/help', description: 'list these commands' },
 ];

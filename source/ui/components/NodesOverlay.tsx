@@ -1,0 +1,49 @@
+import { Box, Text } from 'ink';
+import { useEffect, useState } from 'react';
+import { clusterSummary, configWarning, nodeTableLines } from '../../cluster/nodes-table.js';
+import type { Operations } from '../../operations/index.js';
+import { fit } from '../format.js';
+import { useFetched } from '../hooks/useFetched.js';
+import { useKeys } from '../input-router.js';
+import { theme } from '../theme.js';
+
+/** How often the open overlay reads the nodes again: about a heartbeat. */
+const REFRESH_MS = 2_000;
+
+/**
+ * `/nodes`: the gateways of the cluster this console's gateway belongs to, with their state,
+ * config hash, runs in flight and last heartbeat, read again every 2 s while open. On SQLite (one
+ * gateway) it says there is no cluster and how to make one.
+ */
+export function NodesOverlay({ ops, width, height, onClose }: {
+  ops: Pick<Operations, 'gateway'>;
+  width: number;
+  height: number;
+  onClose: () => void;
+}) {
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setTick((n) => n + 1), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, []);
+  const { value, error } = useFetched(() => ops.gateway.nodes({}), 'nodes', tick);
+  useKeys((input, key) => {
+    if (key.escape || input === 'q') onClose();
+    return true;
+  }, { layer: 'overlay', modal: true });
+
+  const warning = value ? configWarning(value.nodes) : undefined;
+  const lines = error ? [`Could not read the nodes: ${error}`]
+    : value === undefined ? ['Reading the nodes...']
+      : value === null ? ['This gateway runs on SQLite: no cluster. Several gateways share one PostgreSQL with store.url (README: Scale out).']
+        : nodeTableLines(value, Date.now());
+  return (
+    <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={theme.accent} paddingX={1}>
+      <Text bold wrap="truncate">{fit(`Nodes${value ? ` · ${clusterSummary(value)} · * this one` : ''} · Esc close`, width - 4)}</Text>
+      {lines.slice(0, Math.max(1, height - 4)).map((line, index) => (
+        <Text key={index} bold={value !== null && value !== undefined && index === 0} color={line.includes(' down (') ? theme.error : undefined} wrap="truncate">{fit(line, width - 4)}</Text>
+      ))}
+      {warning ? <Text color={theme.warn} wrap="truncate">{fit(`warning: ${warning}`, width - 4)}</Text> : null}
+    </Box>
+  );
+}

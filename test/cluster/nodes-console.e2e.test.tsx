@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { attachLink } from '../../source/operations/connect.js';
+import { startCli, stopClis, type RunningCli } from '../helpers/cli.js';
+import { renderConsole, slash } from '../helpers/console.js';
+import { preparedHome } from '../helpers/host.js';
+import { keys, waitForFrame } from '../helpers/ink.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+
+/** The console's /nodes: attached to a real cluster node, and in-process on SQLite. */
+let postgres: TestPostgres;
+beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
+afterAll(async () => { await postgres?.stop(); });
+
+const running: RunningCli[] = [];
+const closers: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+  await stopClis(running, 'SIGKILL');
+});
+
+describe('/nodes in the console', () => {
+  it('lists the nodes of the cluster its gateway is in, and shows a killed one down', { timeout: 120_000 }, async () => {
+    const url = await postgres.freshDatabase();
+    const homes = [0, 1].map(() => preparedHome((config) => { config.store = { heartbeat_seconds: 1 }; }));
+    for (const home of homes) {
+      const cli = startCli(['gateway', '--home', home.root], { env: { SWITCHBOARD_DATABASE_URL: url } });
+      running.push(cli);
+      await cli.waitFor('Control channel listening', 60_000);
+    }
+    const ids = homes.map((home) => readFileSync(path.join(home.root, 'node-id'), 'utf8').trim());
+    const view = await renderConsole({ size: { columns: 140, rows: 30 }, link: async () => attachLink({ socketPath: homes[0]!.controlSocket }) });
+    closers.push(view.close);
+    await waitForFrame(view.lastFrame, (f) => f.includes('attached to pid'), 20_000);
+    await slash(view.stdin, view.lastFrame, 'nodes');
+    const listed = await waitForFrame(view.lastFrame, (f) => f.includes('2 of 2 node(s) up') && f.includes(`${ids[0]} *`) && f.includes(ids[1]!), 10_000);
+    expect(listed).toMatch(/node\s+state\s+host\s+pid\s+version\s+config\s+runs\s+heartbeat/);
+    running[1]!.child.kill('SIGKILL');
+    await waitForFrame(view.lastFrame, (f) => f.includes('1 of 2 node(s) up') && new RegExp(`${ids[1]}\\s+down \\(silent \\d+ s\\)`).test(f), 20_000);
+    view.stdin.write(keys.escape);
+    await waitForFrame(view.lastFrame, (f) => !f.includes('node(s) up'));
+  });
+
+  it('says there is no cluster when the gateway runs on SQLite', { timeout: 60_000 }, async () => {
+    const view = await renderConsole({ size: { columns: 140, rows: 30 } });
+    closers.push(view.close);
+    await slash(view.stdin, view.lastFrame, 'nodes');
+    await waitForFrame(view.lastFrame, (f) => f.includes('This gateway runs on SQLite: no cluster.'));
+  });
+});
