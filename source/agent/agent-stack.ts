@@ -27,6 +27,8 @@ export interface AgentStackDeps {
   policy: ApprovalPolicy | (() => ApprovalPolicy);
   events?: Pick<GatewayEvents, 'emit'>;
   now?: () => number;
+  /** Cluster mode: how often the approval requests of other nodes are read (ApprovalQueueDeps.othersEveryMs). */
+  othersEveryMs?: number;
 }
 
 /**
@@ -37,7 +39,7 @@ export function createAgentStack(deps: AgentStackDeps): AgentStack {
   const agent = resolveAgent(deps.config);
   const tools = createToolRegistry();
   tools.register(createTerminalTool({ workdir: agent.workdir, timeoutMs: agent.terminal.timeoutMs, approval: agent.terminal.approval, childrenDir: deps.config.home.childrenDir }));
-  const approvals = createApprovalQueue({ approvals: deps.approvals, logger: deps.logger, policy: deps.policy, timeoutMs: agent.approvals.timeoutMs, events: deps.events, now: deps.now });
+  const approvals = createApprovalQueue({ approvals: deps.approvals, logger: deps.logger, policy: deps.policy, timeoutMs: agent.approvals.timeoutMs, events: deps.events, now: deps.now, ...(deps.othersEveryMs ? { othersEveryMs: deps.othersEveryMs } : {}) });
   const runs = createRunRecorder(deps.runs, deps.logger);
   const runAgent = createAgentRunner({ agent, skillsDir: deps.config.home.skillsDir, runs, logger: deps.logger, tools, approvals, events: deps.events, now: deps.now });
   return { agent, tools, approvals, runAgent, runs };

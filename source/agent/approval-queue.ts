@@ -24,6 +24,11 @@ export interface ApprovalQueueDeps {
   now?: () => number;
   /** How often decisions written by other processes are picked up. */
   pollIntervalMs?: number;
+  /**
+   * Cluster mode: how often the requests other nodes wait for are read, so that a console attached
+   * to this node lists them (and can decide them) too. Off when absent.
+   */
+  othersEveryMs?: number;
 }
 
 const PREVIEW_BYTES = 4 * 1024;
@@ -33,8 +38,9 @@ export interface ApprovalQueue extends ApprovalRequester {
   resolve(id: string, decision: 'approved' | 'denied', details?: { reason?: string; values?: Record<string, unknown>; by?: string }): Promise<boolean>;
   /**
    * The requests this process made and is waiting for, oldest first, from memory: the console and
-   * the snapshot read it on every frame. Requests of other processes (or nodes) are not in it, and
-   * a decision made elsewhere leaves it when the poller sees it (cluster step: LISTEN/NOTIFY).
+   * the snapshot read it on every frame. In cluster mode (`othersEveryMs`) the requests other nodes
+   * wait for follow them, as read at the last look; otherwise requests of other processes are not in
+   * it. A decision made elsewhere leaves it when the poller sees it.
    */
   pending(): ApprovalRecord[];
   /** Every pending request in the store, whichever process or node made it, oldest first. */
@@ -72,7 +78,11 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
   const records = deps.approvals;
   // This process's requests still waiting (pending()), in the order they were recorded.
   const mine = new Map<string, ApprovalRecord>();
+  // Cluster mode: requests other nodes wait for, and the ids made here (before `mine` knows them).
+  const others = new Map<string, ApprovalRecord>();
+  const madeHere = new Set<string>();
   let pendingList: ApprovalRecord[] = [];
+  const listPending = () => { pendingList = [...mine.values(), ...others.values()]; };
   const waiting = new Map<string, { settle: (record: ApprovalRecord) => void; drop: () => void }>();
   // Decisions of this process still in flight: the poller leaves their requests alone.
   const deciding = new Map<string, number>();
@@ -80,7 +90,8 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
   const grantsChanged = () => deps.events?.emit('approval.grantsChanged', { grants: [...sessionRules.values()] });
   const ruleKey = (tool: string, server: string | null | undefined) => `${server ?? ''}\u0000${tool}`;
   const forget = (id: string) => {
-    if (mine.delete(id)) pendingList = [...mine.values()];
+    madeHere.delete(id);
+    if (mine.delete(id) || others.delete(id)) listPending();
   };
   let poller: NodeJS.Timeout | undefined;
   let polling = false;
@@ -176,6 +187,7 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
     let id: string | undefined;
     try {
       id = randomUUID();
+      madeHere.add(id);
       const createdAtMs = now();
       await records.insert({
         id, origin: input.origin, tool: input.tool, server: input.server ?? null,
@@ -186,7 +198,7 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
       const record = await records.get(id);
       if (!record) throw new Error(`approval ${id} was not found right after it was recorded`);
       mine.set(id, record);
-      pendingList = [...mine.values()];
+      listPending();
       const { decided, onAbort } = awaitDecision(id, signal);
       deps.logger.info({ approval: id, tool: input.tool, origin: input.origin }, `Approval requested: ${input.tool} (${input.origin})`);
       deps.events?.emit('approval.requested', record);
@@ -208,6 +220,34 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
       return { status: 'denied', reason: `the approval request failed: ${(error as Error).message}` };
     }
   }
+
+  /** Cluster mode: the requests other nodes wait for come and go as events, as this node's own do. */
+  const lookAtOthers = async () => {
+    const stored = await records.pending();
+    const still = new Set(stored.map((record) => record.id));
+    for (const record of stored) {
+      if (madeHere.has(record.id) || mine.has(record.id) || others.has(record.id)) continue;
+      others.set(record.id, record);
+      listPending();
+      deps.events?.emit('approval.requested', record);
+    }
+    for (const id of [...others.keys()]) {
+      if (still.has(id)) continue;
+      others.delete(id);
+      listPending();
+      const record = await records.get(id);
+      if (record && record.status !== 'pending') deps.events?.emit('approval.resolved', record);
+    }
+  };
+  let looking = false;
+  const othersTimer = deps.othersEveryMs === undefined ? undefined : setInterval(() => {
+    if (looking) return;
+    looking = true;
+    void lookAtOthers()
+      .catch((error: unknown) => deps.logger.warn({ err: error }, 'Reading the approval requests of other nodes failed; trying again'))
+      .finally(() => { looking = false; });
+  }, deps.othersEveryMs);
+  othersTimer?.unref();
 
   return {
     request,
@@ -237,6 +277,7 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
       return removed;
     },
     async cancelAll(reason) {
+      clearInterval(othersTimer);
       await Promise.all([...waiting.keys()].map((id) => close(id, 'cancelled', { reason, by: 'shutdown' })));
       stopPollingIfIdle();
     },

@@ -148,6 +148,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // Throws ConfigError for a model without its key or URL: refuse to start rather than fail every run.
   const agentStack = createAgentStack({
     config, runs: backends.runs, approvals: backends.approvals, logger, events, now,
+    // Every 2 s (the issue allows no poll faster than 1 s): requests of other nodes show in consoles here.
+    ...(deps.cluster ? { othersEveryMs: 2_000 } : {}),
     policy: deps.approvalPolicy ?? (deps.mode === 'console' ? 'interactive' : (config.values.approvals?.headless ?? 'deny')),
   });
   const targetIssues = routeTargetIssues(config.values);

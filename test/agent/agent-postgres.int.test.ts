@@ -138,4 +138,33 @@ describe('approval requests on PostgreSQL', () => {
       expect(await nodeB.find(id)).toMatchObject({ status: approved ? 'approved' : 'denied' });
     }
   });
+
+  it('in cluster mode a node lists the requests other nodes wait for, as events, and a decision there lets the run go on', async () => {
+    const [a, b] = await stores(2);
+    const seenOnB: Array<{ name: string; id: string; status: string }> = [];
+    const nodeA = queue(a!);
+    const nodeB = createApprovalQueue({
+      approvals: pgBackends(b!).approvals, logger: pino({ level: 'silent' }), policy: 'interactive', timeoutMs: 60_000, othersEveryMs: 1_000,
+      events: { emit: ((name: string, data: ApprovalRecord) => { seenOnB.push({ name, id: data.id, status: data.status }); }) as never },
+    });
+    closers.push(() => nodeB.cancelAll('test over'));
+    const outcome = nodeA.request(input);
+    await expect.poll(() => nodeB.pending().length, { timeout: 5_000 }).toBe(1);
+    const [listed] = nodeB.pending();
+    expect(listed).toMatchObject({ origin: 'webhook:gh:7', tool: 'terminal', status: 'pending' });
+    expect(seenOnB).toEqual([{ name: 'approval.requested', id: listed!.id, status: 'pending' }]);
+    expect(await nodeB.resolve(listed!.id, 'approved', { by: 'console on b' })).toBe(true);
+    expect(await outcome).toEqual({ status: 'approved' });
+    expect(nodeB.pending()).toEqual([]);
+    expect(seenOnB.at(-1)).toEqual({ name: 'approval.resolved', id: listed!.id, status: 'approved' });
+
+    // Decided on the node that asked: the other node's list follows at its next look.
+    const second = nodeA.request(input);
+    await expect.poll(() => nodeB.pending().length, { timeout: 5_000 }).toBe(1);
+    const id = nodeB.pending()[0]!.id;
+    expect(await nodeA.resolve(id, 'denied', { by: 'node-a' })).toBe(true);
+    expect(await second).toMatchObject({ status: 'denied' });
+    await expect.poll(() => seenOnB.at(-1), { timeout: 5_000 }).toEqual({ name: 'approval.resolved', id, status: 'denied' });
+    expect(nodeB.pending()).toEqual([]);
+  });
 });
