@@ -19,6 +19,9 @@ export interface AgentStack {
   runs: Pick<RunRecorder, 'get' | 'settled'>;
 }
 
+/** Cluster mode: a waiting run reads its request's decision once a second (over the network, not a local file). */
+const CLUSTER_DECISION_POLL_MS = 1_000;
+
 export interface AgentStackDeps {
   config: ResolvedConfig;
   runs: RunBackend;
@@ -39,7 +42,7 @@ export function createAgentStack(deps: AgentStackDeps): AgentStack {
   const agent = resolveAgent(deps.config);
   const tools = createToolRegistry();
   tools.register(createTerminalTool({ workdir: agent.workdir, timeoutMs: agent.terminal.timeoutMs, approval: agent.terminal.approval, childrenDir: deps.config.home.childrenDir }));
-  const approvals = createApprovalQueue({ approvals: deps.approvals, logger: deps.logger, policy: deps.policy, timeoutMs: agent.approvals.timeoutMs, events: deps.events, now: deps.now, ...(deps.othersEveryMs ? { othersEveryMs: deps.othersEveryMs } : {}) });
+  const approvals = createApprovalQueue({ approvals: deps.approvals, logger: deps.logger, policy: deps.policy, timeoutMs: agent.approvals.timeoutMs, events: deps.events, now: deps.now, ...(deps.othersEveryMs ? { othersEveryMs: deps.othersEveryMs, pollIntervalMs: CLUSTER_DECISION_POLL_MS } : {}) });
   const runs = createRunRecorder(deps.runs, deps.logger);
   const runAgent = createAgentRunner({ agent, skillsDir: deps.config.home.skillsDir, runs, logger: deps.logger, tools, approvals, events: deps.events, now: deps.now });
   return { agent, tools, approvals, runAgent, runs };
