@@ -233,4 +233,38 @@ export const pgMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'cluster-wide webhook rate limits',
+    // One row per request admitted in the last window, per route (at most rate_limit rows a route).
+    // The check and the count are one call (one statement): the route's advisory lock is held only
+    // inside the database, so N nodes together admit at most rate_limit per window. A VOLATILE
+    // function reads with a new snapshot per statement: after the lock it sees the last holder's row.
+    // Refused requests insert nothing. Returns NULL when admitted, else the milliseconds until the
+    // stamp whose expiry makes room leaves the window (as source/webhooks/rate-limit.ts computes it).
+    sql: `
+      CREATE TABLE webhook_rate_admits (
+        route TEXT NOT NULL,
+        at_ms BIGINT NOT NULL
+      );
+      CREATE INDEX webhook_rate_admits_route ON webhook_rate_admits (route, at_ms);
+      CREATE FUNCTION webhook_rate_admit(p_route TEXT, p_at_ms BIGINT, p_window_ms BIGINT, p_limit INTEGER) RETURNS BIGINT
+      LANGUAGE plpgsql VOLATILE AS $$
+      DECLARE
+        admitted INTEGER;
+        room_at BIGINT;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtextextended('rate-limit' || chr(10) || p_route, 0));
+        DELETE FROM webhook_rate_admits WHERE route = p_route AND at_ms <= p_at_ms - p_window_ms;
+        SELECT COUNT(*) INTO admitted FROM webhook_rate_admits WHERE route = p_route;
+        IF admitted >= p_limit THEN
+          SELECT at_ms INTO room_at FROM webhook_rate_admits WHERE route = p_route ORDER BY at_ms OFFSET admitted - p_limit LIMIT 1;
+          RETURN room_at + p_window_ms - p_at_ms;
+        END IF;
+        INSERT INTO webhook_rate_admits (route, at_ms) VALUES (p_route, p_at_ms);
+        RETURN NULL;
+      END
+      $$;
+    `,
+  },
 ];
