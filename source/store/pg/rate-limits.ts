@@ -17,17 +17,20 @@ export function createPgRateLimiter(store: PgStore, now: () => number = Date.now
    * (a removed subscription), once a window per node. SKIP LOCKED: it never waits on a row a check
    * holds, so it cannot deadlock with one.
    */
-  const sweep = (atMs: number): void => {
+  const sweep = async (atMs: number): Promise<void> => {
     if (atMs - sweptAtMs < WINDOW_MS) return;
     sweptAtMs = atMs;
-    void store.query(`DELETE FROM webhook_rate_admits WHERE ctid IN
+    // A failed sweep is tried again a window later: the checks do not depend on it.
+    await store.query(`DELETE FROM webhook_rate_admits WHERE ctid IN
       (SELECT ctid FROM webhook_rate_admits WHERE at_ms <= $1 FOR UPDATE SKIP LOCKED)`, [atMs - WINDOW_MS]).catch(() => {});
   };
   return {
     async check(route, limit) {
       const atMs = now();
-      sweep(atMs);
-      const { rows: [row] } = await store.query<{ wait: number | null }>('SELECT webhook_rate_admit($1, $2, $3, $4) AS wait', [route, atMs, WINDOW_MS, limit]);
+      const [, { rows: [row] }] = await Promise.all([
+        sweep(atMs),
+        store.query<{ wait: number | null }>('SELECT webhook_rate_admit($1, $2, $3, $4) AS wait', [route, atMs, WINDOW_MS, limit]),
+      ]);
       const wait = row!.wait;
       return wait === null ? { ok: true } : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) };
     },
