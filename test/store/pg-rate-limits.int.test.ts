@@ -14,11 +14,12 @@ afterAll(async () => { await postgres?.stop(); });
 const stores: PgStore[] = [];
 afterEach(async () => { for (const store of stores.splice(0)) await store.close(); });
 
-async function nodes(count: number, now: () => number) {
+/** One limiter per clock (one per node), each on its own pool, all on one new database. */
+async function nodes(clocks: Array<() => number>) {
   const url = await postgres.freshDatabase();
-  const opened = await Promise.all(Array.from({ length: count }, () => openPgStore(url)));
+  const opened = await Promise.all(clocks.map(() => openPgStore(url)));
   stores.push(...opened);
-  return { limiters: opened.map((store) => createPgRateLimiter(store, now)), db: opened[0]! };
+  return { limiters: opened.map((store, i) => createPgRateLimiter(store, clocks[i])), db: opened[0]! };
 }
 
 const rows = async (db: PgStore, route: string) =>
@@ -27,7 +28,7 @@ const rows = async (db: PgStore, route: string) =>
 describe('rate limits shared on PostgreSQL', () => {
   it('three nodes checking one route at once admit the limit between them, not each', async () => {
     const now = 1_000_000;
-    const { limiters, db } = await nodes(3, () => now);
+    const { limiters, db } = await nodes([() => now, () => now, () => now]);
     const decisions = await Promise.all(Array.from({ length: 30 }, (_, i) => limiters[i % 3]!.check('gh', 10)));
     expect(decisions.filter((decision) => decision.ok)).toHaveLength(10);
     expect(decisions.filter((decision) => !decision.ok)).toEqual(Array.from({ length: 20 }, () => ({ ok: false, retryAfterSeconds: 60 })));
@@ -37,7 +38,7 @@ describe('rate limits shared on PostgreSQL', () => {
 
   it('slides across nodes, says when to retry, and refused requests do not extend the window', async () => {
     let now = 1_000_000;
-    const { limiters: [a, b, c], db } = await nodes(3, () => now);
+    const { limiters: [a, b, c], db } = await nodes([() => now, () => now, () => now]);
     for (const node of [a!, b!, c!]) {
       expect(await node.check('gh', 3)).toEqual({ ok: true });
       now += 10_000;
@@ -54,9 +55,22 @@ describe('rate limits shared on PostgreSQL', () => {
     expect(await b!.check('gh', 1)).toEqual({ ok: false, retryAfterSeconds: 60 });
   });
 
+  it('keeps counting right when a node\'s clock lags: its stamp takes the latest time', async () => {
+    let now = 1_010_000;
+    const { limiters: [ahead, behind] } = await nodes([() => now, () => now - 10_000]);
+    expect(await ahead!.check('gh', 2)).toEqual({ ok: true });
+    expect(await behind!.check('gh', 2)).toEqual({ ok: true }); // stamped 1_010_000, not 1_000_000
+    now = 1_060_000;
+    expect(await ahead!.check('gh', 2)).toEqual({ ok: false, retryAfterSeconds: 10 });
+    now = 1_070_000;
+    expect(await ahead!.check('gh', 2)).toEqual({ ok: true });
+    expect(await ahead!.check('gh', 2)).toEqual({ ok: true });
+    expect(await behind!.check('gh', 2)).toEqual({ ok: false, retryAfterSeconds: 70 });
+  });
+
   it('deletes the stamps of a route no longer called once a window has passed', async () => {
     let now = 1_000_000;
-    const { limiters: [a], db } = await nodes(1, () => now);
+    const { limiters: [a], db } = await nodes([() => now]);
     expect(await a!.check('removed-subscription', 5)).toEqual({ ok: true });
     now += 30_000;
     expect(await a!.check('gh', 5)).toEqual({ ok: true });
