@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HomeLayout } from '../../source/config/home.js';
 import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
-import { runCli, startCli, stopClis, type RunningCli } from '../helpers/cli.js';
+import { startCli, stopClis, type RunningCli } from '../helpers/cli.js';
 import { preparedHome } from '../helpers/host.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { githubHeaders, SECRET } from '../helpers/webhooks.js';
@@ -29,8 +29,9 @@ const limitedHome = () => preparedHome((config) => {
 async function startNode(home: HomeLayout, databaseUrl: string): Promise<string> {
   const cli = startCli(['gateway', '--home', home.root], { env: { SWITCHBOARD_DATABASE_URL: databaseUrl } });
   running.push(cli);
-  await cli.waitFor('Control channel listening', 60_000);
-  return /webhooks\s+(http:\/\/127\.0\.0\.1:\d+)/.exec((await runCli(['status', '--home', home.root])).stdout)![1]!;
+  // The listener starts after the control channel (and after the run queue's recovery): wait for it.
+  await cli.waitFor(/Webhook listener on http:\/\/127\.0\.0\.1:\d+/, 60_000);
+  return /Webhook listener on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.output())![1]!;
 }
 
 async function post(url: string, deliveryId: string): Promise<{ status: number; retryAfter: string | null; body: { error?: string; message?: string } }> {
