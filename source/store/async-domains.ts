@@ -32,6 +32,14 @@ export type OutputDeliveryBackend = AsyncDomain<OutputDeliveryStore>;
  */
 export type SyncIntake = Pick<DeliveryStore, 'accept' | 'committed' | 'acceptCommitted'>;
 
+/**
+ * Per-route webhook rate limits held in the store, for backends several nodes share: the window
+ * then holds for the cluster. Backends without it leave the limit to each process (in memory).
+ */
+export interface RateLimitBackend {
+  check(route: string, limit: number): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
+}
+
 export interface StoreBackends {
   deliveries: DeliveryBackend;
   intake?: SyncIntake;
@@ -41,6 +49,8 @@ export interface StoreBackends {
   runs: RunBackend;
   jobs: JobBackend;
   outputDeliveries: OutputDeliveryBackend;
+  /** Cluster-wide rate limits (PostgreSQL); without it the webhook platform counts in memory. */
+  rateLimits?: RateLimitBackend;
 }
 
 /** Every function of `domain` answering through a promise (a throw becomes a rejection). */

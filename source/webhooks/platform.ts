@@ -8,7 +8,7 @@ import type { DeliveryBackend, SubscriptionBackend, SyncIntake } from '../store/
 import type { DeliveryRecord, DeliveryState, NewDelivery } from '../store/webhook-deliveries.js';
 import { subscriptionRoute, type ResolvedRoute, type ResolvedWebhooks } from './config.js';
 import { createIntakeSummary } from './intake-summary.js';
-import { createRateLimiter } from './rate-limit.js';
+import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { createRunQueue, type RunQueueDeps } from './run-queue.js';
 import { buildWebhookServer, type AcceptKind, type AcceptResult, type IntakeInput, type WebhookServerDeps } from './server.js';
 import { createTemplateCache, renderExtra, renderPrompt } from './template.js';
@@ -21,6 +21,8 @@ export interface WebhookPlatformDeps {
   subscriptions: SubscriptionBackend;
   /** SQLite's synchronous accept (the intake's fast path); without it every accept waits on `deliveries`. */
   intake?: SyncIntake;
+  /** Rate limits shared by the nodes of a cluster; default: this process's window, in memory. */
+  rateLimiter?: RateLimiter;
   logger: Logger;
   runAgent: RunAgent;
   deliver: Deliver;
@@ -46,7 +48,7 @@ export interface WebhookTestResult {
 export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   const { settings, logger, now } = deps;
   const { deliveries, subscriptions, intake } = deps;
-  const rateLimiter = createRateLimiter(now);
+  const rateLimiter = deps.rateLimiter ?? createRateLimiter(now);
   const queue = createRunQueue({ deliveries, runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs, earlierSend: deps.earlierSend });
 
   // Static routes change when the console applies a config change (config commands); listener settings do not.

@@ -31,4 +31,10 @@ export function createRateLimiter(now: () => number = Date.now) {
   };
 }
 
-export type RateLimiter = ReturnType<typeof createRateLimiter>;
+/**
+ * What the intake asks per request: this process's window answers at once; a store several nodes
+ * share (PostgreSQL, `StoreBackends.rateLimits`) answers with a promise and holds for the cluster.
+ */
+export interface RateLimiter {
+  check(route: string, limit: number): RateDecision | Promise<RateDecision>;
+}

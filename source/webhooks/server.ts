@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Logger } from 'pino';
 import type { ResolvedRoute } from './config.js';
 import { clientErrorHandler, errorBody, frameworkErrors, installErrorResponses } from './error-responses.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RateDecision, RateLimiter } from './rate-limit.js';
 import { eventHeader, eventOfPayload, generatedDeliveryId, givenDeliveryIdOf, parseBody, selectHeaders } from './request.js';
 import { header, verifyRequest } from './signature.js';
 import type { RequestOutcome, WebhookRequestRecord } from './types.js';
@@ -160,10 +160,12 @@ function routeFound(deps: WebhookServerDeps, request: FastifyRequest, reply: Fas
 }
 
 /**
- * Synchronous up to the accept; the answer goes out once its commit settles (createCommitWaiters).
- * A throw (the store cannot take the write) reaches the error handler.
+ * Synchronous up to the accept when the rate limit answers at once (in memory, SQLite's path); a
+ * limiter shared by several nodes answers with a promise. The answer goes out once its commit
+ * settles (createCommitWaiters). A throw (the store cannot take the write) reaches the error handler.
  */
-function handle({ deps, wait }: Intake, request: FastifyRequest, reply: FastifyReply): void {
+function handle(intake: Intake, request: FastifyRequest, reply: FastifyReply): void {
+  const { deps } = intake;
   const state = request.webhook!;
   const route = state.resolved!;
   const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -174,6 +176,17 @@ function handle({ deps, wait }: Intake, request: FastifyRequest, reply: FastifyR
     if (!auth.ok) return refuse(deps, reply, state, 'unauthorized', 401, 'Invalid signature', `Route "${route.name}": the request's signature or token does not verify with the route's secret`, auth.reason);
   }
   const rate = deps.rateLimiter.check(route.name, route.rateLimit);
+  if (rate instanceof Promise) {
+    // A failed check (the store cannot answer) reaches the error handler, as a failed accept does.
+    rate.then((decision) => rateDecided(intake, request, reply, raw, decision)).catch((error: Error) => reply.send(error));
+    return;
+  }
+  rateDecided(intake, request, reply, raw, rate);
+}
+
+function rateDecided({ deps, wait }: Intake, request: FastifyRequest, reply: FastifyReply, raw: Buffer, rate: RateDecision): void {
+  const state = request.webhook!;
+  const route = state.resolved!;
   if (!rate.ok) {
     reply.header('retry-after', String(rate.retryAfterSeconds));
     const why = `more than ${route.rateLimit} requests in 60 s`;

@@ -4,6 +4,7 @@ import { createPgAuditLog } from './audit.js';
 import { createPgJobStore } from './jobs.js';
 import { createPgOutputDeliveryStore } from './output-deliveries.js';
 import type { PgStore } from './pg-store.js';
+import { createPgRateLimiter } from './rate-limits.js';
 import { createPgRunStore } from './runs.js';
 import { createPgDeliveryStore } from './webhook-deliveries.js';
 import { createPgSubscriptionStore } from './webhook-subscriptions.js';
@@ -21,5 +22,6 @@ export function pgBackends(store: PgStore, now: () => number = Date.now, nodeId 
     runs: createPgRunStore(store, nodeId),
     jobs: createPgJobStore(store, nodeId),
     outputDeliveries: createPgOutputDeliveryStore(store, nodeId),
+    rateLimits: createPgRateLimiter(store, now),
   };
 }

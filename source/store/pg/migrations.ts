@@ -233,4 +233,50 @@ export const pgMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'cluster-wide webhook rate limits',
+    // One row per request admitted in the last window, per route (at most rate_limit rows a route).
+    // The check and the count are one call (one statement): the route's advisory lock is held only
+    // inside the database, so N nodes together admit at most rate_limit per window. A VOLATILE
+    // function reads with a new snapshot per statement: after the lock it sees the last holder's row.
+    // Refused requests insert nothing. Returns NULL when admitted, else the milliseconds until the
+    // stamp whose expiry makes room leaves the window (as source/webhooks/rate-limit.ts computes it).
+    // Counting costs no scan: each route numbers its stamps (seq) and keeps their times in seq order
+    // (a node whose clock lags stamps the latest time), so old stamps always go as a prefix and the
+    // window holds last - first + 1. A high limit (30,000 a minute) stays as cheap as a low one.
+    // The commit does not wait for the WAL flush: the lock is held until the commit, and a flush per
+    // check capped one route near 300 checks/s on a loaded machine. A database crash may lose the
+    // last stamps (a few more admissions after it), never an accepted delivery.
+    sql: `
+      CREATE TABLE webhook_rate_admits (
+        route TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        at_ms BIGINT NOT NULL,
+        PRIMARY KEY (route, seq)
+      );
+      CREATE INDEX webhook_rate_admits_at ON webhook_rate_admits (route, at_ms);
+      CREATE FUNCTION webhook_rate_admit(p_route TEXT, p_at_ms BIGINT, p_window_ms BIGINT, p_limit INTEGER) RETURNS BIGINT
+      LANGUAGE plpgsql VOLATILE AS $$
+      DECLARE
+        first_seq BIGINT;
+        last_seq BIGINT;
+        last_at BIGINT;
+        room_at BIGINT;
+      BEGIN
+        PERFORM set_config('synchronous_commit', 'off', true);
+        PERFORM pg_advisory_xact_lock(hashtextextended('rate-limit' || chr(10) || p_route, 0));
+        DELETE FROM webhook_rate_admits WHERE route = p_route AND at_ms <= p_at_ms - p_window_ms;
+        SELECT seq INTO first_seq FROM webhook_rate_admits WHERE route = p_route ORDER BY seq LIMIT 1;
+        SELECT seq, at_ms INTO last_seq, last_at FROM webhook_rate_admits WHERE route = p_route ORDER BY seq DESC LIMIT 1;
+        IF last_seq IS NOT NULL AND last_seq - first_seq + 1 >= p_limit THEN
+          SELECT at_ms INTO room_at FROM webhook_rate_admits WHERE route = p_route AND seq = last_seq - p_limit + 1;
+          RETURN room_at + p_window_ms - p_at_ms;
+        END IF;
+        INSERT INTO webhook_rate_admits (route, seq, at_ms) VALUES (p_route, COALESCE(last_seq, 0) + 1, GREATEST(p_at_ms, COALESCE(last_at, p_at_ms)));
+        RETURN NULL;
+      END
+      $$;
+    `,
+  },
 ];

@@ -1,0 +1,62 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { HomeLayout } from '../../source/config/home.js';
+import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
+import { startCli, stopClis, type RunningCli } from '../helpers/cli.js';
+import { preparedHome } from '../helpers/host.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { githubHeaders, SECRET } from '../helpers/webhooks.js';
+
+/**
+ * Cluster mode (issue #19): a route's `rate_limit` holds for the cluster, not per node. Three real
+ * `switchboard gateway` processes share one real PostgreSQL (started from node_modules by this file).
+ */
+let postgres: TestPostgres;
+beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
+afterAll(async () => { await postgres?.stop(); });
+
+const running: RunningCli[] = [];
+const stores: PgStore[] = [];
+afterEach(async () => {
+  await stopClis(running, 'SIGKILL');
+  for (const store of stores.splice(0)) await store.close();
+});
+
+const LIMIT = 20;
+const limitedHome = () => preparedHome((config) => {
+  config.platforms!.webhook!.extra!.routes = { gh: { secret: SECRET, prompt: 'Review {pull_request.title}', deliver: 'log', rate_limit: LIMIT } };
+});
+
+async function startNode(home: HomeLayout, databaseUrl: string): Promise<string> {
+  const cli = startCli(['gateway', '--home', home.root], { env: { SWITCHBOARD_DATABASE_URL: databaseUrl } });
+  running.push(cli);
+  // The listener starts after the control channel (and after the run queue's recovery): wait for it.
+  await cli.waitFor(/Webhook listener on http:\/\/127\.0\.0\.1:\d+/, 60_000);
+  return /Webhook listener on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.output())![1]!;
+}
+
+async function post(url: string, deliveryId: string): Promise<{ status: number; retryAfter: string | null; body: { error?: string; message?: string } }> {
+  const body = JSON.stringify({ action: 'opened', pull_request: { title: `PR ${deliveryId}` } });
+  const response = await fetch(`${url}/webhooks/gh`, { method: 'POST', headers: githubHeaders(SECRET, body, 'pull_request', deliveryId), body });
+  return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() as { error?: string } };
+}
+
+describe('rate limits across three gateways on one PostgreSQL', () => {
+  it('admit rate_limit requests a minute on a route for the cluster: 60 sent round-robin, 20 accepted', { timeout: 180_000 }, async () => {
+    const url = await postgres.freshDatabase();
+    const nodes = await Promise.all([1, 2, 3].map(() => startNode(limitedHome(), url)));
+    const answers = await Promise.all(Array.from({ length: 3 * LIMIT }, (_, i) => post(nodes[i % 3]!, `pr-${i}`)));
+
+    expect(answers.filter((answer) => answer.status === 202)).toHaveLength(LIMIT);
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect(refused).toHaveLength(2 * LIMIT);
+    for (const answer of refused) {
+      expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(answer.retryAfter)).toBeLessThanOrEqual(60);
+      expect(answer.body.message).toContain(`Route "gh": more than ${LIMIT} requests in 60 s`);
+    }
+    const db = await openPgStore(url);
+    stores.push(db);
+    const { rows: [accepted] } = await db.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM webhook_deliveries WHERE route = 'gh'`);
+    expect(accepted!.n).toBe(LIMIT);
+  });
+});

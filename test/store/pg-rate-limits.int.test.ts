@@ -1,0 +1,83 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
+import { createPgRateLimiter } from '../../source/store/pg/rate-limits.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+
+/**
+ * Webhook rate limits on PostgreSQL (issue #19): one sliding 60 s window per route for every node.
+ * Each limiter has its own pool, as each gateway of a cluster does.
+ */
+let postgres: TestPostgres;
+beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
+afterAll(async () => { await postgres?.stop(); });
+
+const stores: PgStore[] = [];
+afterEach(async () => { for (const store of stores.splice(0)) await store.close(); });
+
+/** One limiter per clock (one per node), each on its own pool, all on one new database. */
+async function nodes(clocks: Array<() => number>) {
+  const url = await postgres.freshDatabase();
+  const opened = await Promise.all(clocks.map(() => openPgStore(url)));
+  stores.push(...opened);
+  return { limiters: opened.map((store, i) => createPgRateLimiter(store, clocks[i])), db: opened[0]! };
+}
+
+const rows = async (db: PgStore, route: string) =>
+  (await db.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM webhook_rate_admits WHERE route = $1', [route])).rows[0]!.n;
+
+describe('rate limits shared on PostgreSQL', () => {
+  it('three nodes checking one route at once admit the limit between them, not each', async () => {
+    const now = 1_000_000;
+    const { limiters, db } = await nodes([() => now, () => now, () => now]);
+    const decisions = await Promise.all(Array.from({ length: 30 }, (_, i) => limiters[i % 3]!.check('gh', 10)));
+    expect(decisions.filter((decision) => decision.ok)).toHaveLength(10);
+    expect(decisions.filter((decision) => !decision.ok)).toEqual(Array.from({ length: 20 }, () => ({ ok: false, retryAfterSeconds: 60 })));
+    expect(await rows(db, 'gh')).toBe(10); // refused requests are not stored
+    expect(await limiters[0]!.check('other', 10)).toEqual({ ok: true }); // per route
+  });
+
+  it('slides across nodes, says when to retry, and refused requests do not extend the window', async () => {
+    let now = 1_000_000;
+    const { limiters: [a, b, c], db } = await nodes([() => now, () => now, () => now]);
+    for (const node of [a!, b!, c!]) {
+      expect(await node.check('gh', 3)).toEqual({ ok: true });
+      now += 10_000;
+    }
+    expect(await a!.check('gh', 3)).toEqual({ ok: false, retryAfterSeconds: 30 }); // the first expires at +60 s
+    now += 29_000;
+    expect(await b!.check('gh', 3)).toEqual({ ok: false, retryAfterSeconds: 1 });
+    now += 1_000;
+    expect(await c!.check('gh', 3)).toEqual({ ok: true }); // the oldest left the window
+    expect(await a!.check('gh', 3)).toEqual({ ok: false, retryAfterSeconds: 10 });
+    expect(await rows(db, 'gh')).toBe(3); // the expired stamp was deleted by the check
+    // A lowered limit waits for enough stamps to leave, here all three (as in memory).
+    expect(await b!.check('gh', 2)).toEqual({ ok: false, retryAfterSeconds: 20 });
+    expect(await b!.check('gh', 1)).toEqual({ ok: false, retryAfterSeconds: 60 });
+  });
+
+  it('keeps counting right when a node\'s clock lags: its stamp takes the latest time', async () => {
+    let now = 1_010_000;
+    const { limiters: [ahead, behind] } = await nodes([() => now, () => now - 10_000]);
+    expect(await ahead!.check('gh', 2)).toEqual({ ok: true });
+    expect(await behind!.check('gh', 2)).toEqual({ ok: true }); // stamped 1_010_000, not 1_000_000
+    now = 1_060_000;
+    expect(await ahead!.check('gh', 2)).toEqual({ ok: false, retryAfterSeconds: 10 });
+    now = 1_070_000;
+    expect(await ahead!.check('gh', 2)).toEqual({ ok: true });
+    expect(await ahead!.check('gh', 2)).toEqual({ ok: true });
+    expect(await behind!.check('gh', 2)).toEqual({ ok: false, retryAfterSeconds: 70 });
+  });
+
+  it('deletes the stamps of a route no longer called once a window has passed', async () => {
+    let now = 1_000_000;
+    const { limiters: [a], db } = await nodes([() => now]);
+    expect(await a!.check('removed-subscription', 5)).toEqual({ ok: true });
+    now += 30_000;
+    expect(await a!.check('gh', 5)).toEqual({ ok: true });
+    expect(await rows(db, 'removed-subscription')).toBe(1); // still in its window
+    now += 31_000;
+    expect(await a!.check('gh', 5)).toEqual({ ok: true });
+    expect(await rows(db, 'removed-subscription')).toBe(0);
+    expect(await rows(db, 'gh')).toBe(2);
+  });
+});
