@@ -18,16 +18,12 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
   const insert = async (row: NewDelivery, query: (sql: string, params: unknown[]) => Promise<{ rows: Array<{ id: number }> }> = (sql, params) => store.query(sql, params)) =>
     (await query(insertSql, values(row))).rows[0]!.id;
   return {
+    // One delivery id sent to every node at once: the check and the insert are one step under a lock
+    // on (route, delivery id), in one call (the function of migration 8).
     async accept(row, dedupWindowMs) {
-      if (dedupWindowMs === undefined) return { kind: 'accepted', seq: await insert(row) };
-      // One delivery id sent to every node at once: the lock makes the check and the insert one step.
-      return store.transaction(async (client) => {
-        await lockKey(client, `delivery\n${row.route}\n${row.deliveryId}`);
-        const seen = await client.query('SELECT 1 FROM webhook_deliveries WHERE delivery_id = $1 AND route = $2 AND received_at_ms > $3 LIMIT 1',
-          [row.deliveryId, row.route, row.receivedAtMs - dedupWindowMs]);
-        if (seen.rowCount! > 0) return { kind: 'duplicate' } as const;
-        return { kind: 'accepted', seq: await insert(row, (sql, params) => client.query(sql, params)) } as const;
-      });
+      const { rows: [answer] } = await store.query<{ seq: number | null }>('SELECT webhook_accept($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS seq',
+        [...values(row), dedupWindowMs ?? null]);
+      return answer!.seq === null ? { kind: 'duplicate' } : { kind: 'accepted', seq: answer!.seq };
     },
     async enqueueReplay(original, now) {
       return store.transaction(async (client) => {
