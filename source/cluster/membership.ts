@@ -54,11 +54,32 @@ export function createMembership(deps: {
   };
 }
 
-/** The first 12 hex digits of config.json's SHA-256 (its text, so `${VAR}` references, never secret values). */
+/**
+ * The first 12 hex digits of the SHA-256 of config.json as the nodes should share it: its parsed
+ * text (so `${VAR}` references, never secret values), keys sorted, without what is each node's own
+ * (the listener's host and port, the control channel), which differ between nodes on one machine.
+ */
 export function configHash(configFile: string): string {
+  let parsed: Record<string, unknown>;
   try {
-    return createHash('sha256').update(readFileSync(configFile)).digest('hex').slice(0, 12);
+    parsed = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
   } catch {
     return 'unreadable';
   }
+  delete parsed.control;
+  const extra = (parsed.platforms as { webhook?: { extra?: Record<string, unknown> } } | undefined)?.webhook?.extra;
+  if (extra) {
+    delete extra.host;
+    delete extra.port;
+  }
+  return createHash('sha256').update(sortedJson(parsed)).digest('hex').slice(0, 12);
+}
+
+/** JSON with every object's keys in order: the same config hashes the same however it was written. */
+function sortedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${sortedJson((value as Record<string, unknown>)[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
