@@ -113,7 +113,8 @@ function startNode(index: number, port: number, databaseUrl: string): DemoNode {
   const config = defaultConfig();
   const webhook = config.platforms!.webhook!.extra!;
   webhook.port = port;
-  webhook.routes = { demo: { ...webhook.routes!.demo!, secret, description: `Cluster demo route (node ${index} of ${NODES})` } };
+  // The same route on every node (only the port is each node's own): `status` compares the configs.
+  webhook.routes = { demo: { ...webhook.routes!.demo!, secret, description: 'Cluster demo route' } };
   fs.writeFileSync(path.join(home, 'config.json'), `${JSON.stringify(config, undefined, 2)}\n`, { mode: 0o600 });
   const env: NodeJS.ProcessEnv = { ...process.env, SWITCHBOARD_DATABASE_URL: databaseUrl };
   delete env.NODE_OPTIONS; // tsx's loader is for this script, not for the built gateway
