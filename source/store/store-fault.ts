@@ -4,7 +4,7 @@
  * fails fast with a `StoreUnavailableError` (intake answers 503), the fault is remembered until a
  * commit succeeds again, and writes that must not be lost wait in the kept-writes queue.
  */
-export type StoreFaultKind = 'locked' | 'full' | 'io';
+export type StoreFaultKind = 'locked' | 'full' | 'io' | 'unreachable';
 
 export interface StoreFault {
   kind: StoreFaultKind;
@@ -37,7 +37,11 @@ const describe: Record<StoreFaultKind, string> = {
   locked: 'state.db is locked by another process',
   full: 'the disk holding state.db is full',
   io: 'state.db cannot be written (I/O error)',
+  unreachable: 'the shared PostgreSQL store cannot be reached',
 };
+
+/** What a fault means, in the words the log, /health and the console's header use. */
+export const faultDescription = (kind: StoreFaultKind): string => describe[kind];
 
 /** A write refused because of a store fault: nothing was written; retry later. */
 export class StoreUnavailableError extends Error {
@@ -49,6 +53,7 @@ export class StoreUnavailableError extends Error {
   /** What the operator can do about it. */
   get hint(): string {
     if (this.fault.kind === 'locked') return 'Another process holds a write transaction on state.db (a sqlite3 shell, a backup tool): end it; Switchboard carries on by itself.';
+    if (this.fault.kind === 'unreachable') return 'Check that PostgreSQL runs and that this node can reach it (store.url, SWITCHBOARD_DATABASE_URL); nothing was accepted meanwhile, and senders retry.';
     if (this.fault.kind === 'full') return 'Free space on the disk of the Switchboard home; Switchboard carries on by itself once it can write.';
     return 'Check the disk and the file system of the Switchboard home (dmesg); Switchboard retries by itself.';
   }

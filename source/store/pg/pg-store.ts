@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Migration } from '../migrations.js';
 import { pgMigrations } from './migrations.js';
+import { StoreUnavailableError } from '../store-fault.js';
 
 /** An open PostgreSQL store: a pool, and transactions on one of its connections. */
 export interface PgStore {
@@ -77,4 +78,18 @@ export async function openPgStore(url: string, migrations: readonly Migration[] 
     transaction,
     close: () => pool.end(),
   };
+}
+
+/** Connection failures (the server down, restarting, or out of connections): not a fault of the data. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+
+/**
+ * A PostgreSQL error meaning the store cannot be reached now, as a `StoreUnavailableError` (the
+ * intake answers 503 with retry-after, as for a locked or full SQLite file); anything else as it is.
+ */
+export function asStoreFault(error: unknown): unknown {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  const connection = (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('08')))
+    || /timeout exceeded when trying to connect|Connection terminated/.test(message ?? '');
+  return connection ? new StoreUnavailableError({ kind: 'unreachable', message: message ?? String(code), sinceMs: Date.now() }, 5) : error;
 }

@@ -1,6 +1,6 @@
 import type { DeliveryBackend } from '../async-domains.js';
 import { FINISHED_RUN_OF_DELIVERY, type DeliveryRecord, type DeliveryState, type NewDelivery } from '../webhook-deliveries.js';
-import { lockKey, type PgStore } from './pg-store.js';
+import { asStoreFault, lockKey, type PgStore } from './pg-store.js';
 
 const columns = `id AS seq, route, delivery_id AS "deliveryId", event, headers, prompt, skills, target, target_extra AS "targetExtra", state,
   replay_of AS "replayOf", run_id AS "runId", run_status AS "runStatus", output, error, delivery_detail AS "deliveryDetail",
@@ -17,12 +17,14 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
   const one = async (sql: string, params: unknown[]) => (await store.query<DeliveryRecord & Record<string, unknown>>(sql, params)).rows[0];
   const insert = async (row: NewDelivery, query: (sql: string, params: unknown[]) => Promise<{ rows: Array<{ id: number }> }> = (sql, params) => store.query(sql, params)) =>
     (await query(insertSql, values(row))).rows[0]!.id;
+  // A claim that cannot reach the store waits quietly for the next try (the run queue's retry).
+  const claim = (sql: string, params: unknown[]) => one(sql, params).catch((error: unknown) => { throw asStoreFault(error); });
   return {
     // One delivery id sent to every node at once: the check and the insert are one step under a lock
     // on (route, delivery id), in one call (the function of migration 8).
     async accept(row, dedupWindowMs) {
       const { rows: [answer] } = await store.query<{ seq: number | null }>('SELECT webhook_accept($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS seq',
-        [...values(row), dedupWindowMs ?? null]);
+        [...values(row), dedupWindowMs ?? null]).catch((error: unknown) => { throw asStoreFault(error); });
       return answer!.seq === null ? { kind: 'duplicate' } : { kind: 'accepted', seq: answer!.seq };
     },
     async enqueueReplay(original, now) {
@@ -36,7 +38,7 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
       });
     },
     // SKIP LOCKED: nodes claiming at once each take a different row, none waits for another.
-    claimNext: (now) => one(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = $1, node_id = $2
+    claimNext: (now) => claim(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = $1, node_id = $2
       WHERE id = (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING ${columns}`, [now, nodeId]),
     async recordRun(seq, run) {
       await store.query('UPDATE webhook_deliveries SET run_id = $1, run_status = $2, output = $3, error = $4 WHERE id = $5', [run.runId, run.status, run.output, run.error ?? null, seq]);

@@ -1,3 +1,4 @@
+import { faultDescription } from '../../store/store-fault.js';
 import { Box, Text } from 'ink';
 import type { ConsoleState } from '../console-model.js';
 import { clockTime, fit, formatDuration } from '../format.js';
@@ -68,7 +69,7 @@ function healthText({ snapshot }: ConsoleState): string | undefined {
   const { health } = snapshot;
   if (!health || health.status === 'ok') return undefined;
   if (health.store.fault) {
-    const why = { locked: 'state.db is locked by another process', full: 'the disk holding state.db is full', io: 'state.db cannot be written (I/O error)' }[health.store.fault.kind];
+    const why = faultDescription(health.store.fault.kind);
     const kept = health.store.keptWrites > 0 ? ` · ${health.store.keptWrites} run record(s) kept in memory until it can` : '';
     return `${why} since ${clockTime(health.store.fault.sinceMs)}: webhooks are refused with 503${kept}`;
   }
