@@ -1,3 +1,4 @@
+import { createEventRelay, RELAYED_EVENTS } from '../cluster/event-relay.js';
 import type { Logger } from 'pino';
 import type { HomeLayout } from '../config/home.js';
 import type { ResolvedConfig } from '../config/load.js';
@@ -67,7 +68,17 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     activity.apply(event);
     journal.append(event.type, event.data);
   };
-  for (const type of gatewayEventNames) gateway.events.on(type, ((data: unknown) => record({ type, data } as GatewayEvent)) as never);
+  // Cluster mode: webhook events carry the node that handled them and go to the other nodes too.
+  const cluster = options.cluster;
+  const relay = cluster ? createEventRelay({ nodeId: cluster.nodeId, open: cluster.openEvents, record, logger }) : undefined;
+  for (const type of gatewayEventNames) {
+    const relayed = relay && RELAYED_EVENTS.has(type);
+    gateway.events.on(type, ((data: unknown) => {
+      const event = (relayed ? { type, data: { ...(data as object), node: cluster!.nodeId } } : { type, data }) as GatewayEvent;
+      record(event);
+      if (relayed) relay.send(event);
+    }) as never);
+  }
   options.logRing.onLine((line) => record({ type: 'log.line', data: line }));
 
   const state = (): GatewayState => ({ ...activity.state(), ...coreState(gateway) });
@@ -95,17 +106,24 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   });
 
   operators = () => server.operators();
-  await gateway.start();
+  await relay?.start();
   try {
-    await server.start();
+    await gateway.start();
+    try {
+      await server.start();
+    } catch (error) {
+      await gateway.stop('the control channel could not start');
+      throw error;
+    }
   } catch (error) {
-    await gateway.stop('the control channel could not start');
+    await relay?.stop();
     throw error;
   }
   return {
     gateway, operations, journal, hello, state,
     async stop(reason) {
       await gateway.stop(reason);
+      await relay?.stop();
       await server.stop();
     },
   };

@@ -14,6 +14,9 @@ export interface WebhookRow {
   runState?: 'queued' | 'running' | WebhookCompleted['state'];
   runStatus?: string | null;
   delivery?: WebhookCompleted['delivery'];
+  /** Cluster mode: the node that answered the request, and the one that ran it. */
+  node?: string;
+  runNode?: string;
 }
 
 export const MAX_WEBHOOK_ROWS = 500;
@@ -78,14 +81,15 @@ export function createWebhookRing(capacity = MAX_WEBHOOK_ROWS, initial: readonly
       return copy;
     },
     received(record: WebhookRequestRecord): void {
-      push({ atMs: record.atMs, route: record.route, event: record.event, deliveryId: record.deliveryId, outcome: record.outcome, status: record.status, reason: record.reason });
+      push({ atMs: record.atMs, route: record.route, event: record.event, deliveryId: record.deliveryId, outcome: record.outcome, status: record.status, reason: record.reason, ...(record.node ? { node: record.node } : {}) });
     },
     runStarted(run: WebhookRunStarted): void {
-      if (update(run.route, run.deliveryId, { runState: 'running' })) return;
-      push({ atMs: run.atMs, route: run.route, event: run.event, deliveryId: run.deliveryId, outcome: run.replayOf ? 'replay' : 'accepted', status: 202, runState: 'running' });
+      const node = run.node ? { runNode: run.node } : {};
+      if (update(run.route, run.deliveryId, { runState: 'running', ...node })) return;
+      push({ atMs: run.atMs, route: run.route, event: run.event, deliveryId: run.deliveryId, outcome: run.replayOf ? 'replay' : 'accepted', status: 202, runState: 'running', ...node });
     },
     completed(done: WebhookCompleted): void {
-      const change = { runState: done.state, runStatus: done.runStatus, delivery: done.delivery };
+      const change = { runState: done.state, runStatus: done.runStatus, delivery: done.delivery, ...(done.node ? { runNode: done.node } : {}) };
       if (!update(done.route, done.deliveryId, change)) push({ atMs: done.atMs, route: done.route, event: done.event, deliveryId: done.deliveryId, outcome: 'accepted', status: 202, ...change });
     },
   };

@@ -1,6 +1,7 @@
 import { ConfigError } from '../config/errors.js';
 import type { StoreBackends } from './async-domains.js';
 import { shownDatabaseUrl } from './database-url.js';
+import type { EventChannel } from './pg/event-channel.js';
 import type { NodeRegistry } from './pg/nodes.js';
 
 /** A PostgreSQL store several gateways share (cluster mode, docs/cluster.md). */
@@ -13,6 +14,8 @@ export interface SharedStore {
   nodes: NodeRegistry;
   /** The domains as another node sees them: to recover the work of a node that went silent. */
   backendsOf(nodeId: string): StoreBackends;
+  /** LISTEN/NOTIFY between the nodes (source/store/pg/event-channel.ts). */
+  openEvents(onPayload: (payload: string) => void, onTrouble: (error: unknown) => void): Promise<EventChannel>;
   close(): Promise<void>;
 }
 
@@ -46,6 +49,7 @@ export async function openSharedStore(url: string, nodeId: string, options: { he
     backends: pgBackends(store, now, nodeId), shown, nodeId, heartbeatMs,
     nodes: createNodeRegistry(beats, nodeId, heartbeatMs, now),
     backendsOf: (other) => pgBackends(store, now, other),
+    openEvents: async (onPayload, onTrouble) => (await import('./pg/event-channel.js')).openEventChannel(url, onPayload, onTrouble),
     close: async () => {
       await beats.close();
       await store.close();

@@ -15,6 +15,8 @@ export interface WebhookRequestRecord {
   /** Why it was refused, for the operator (never a secret). */
   reason?: string;
   atMs: number;
+  /** Cluster mode: the node that answered the request. */
+  node?: string;
 }
 
 export interface WebhookRunStarted {
@@ -25,6 +27,8 @@ export interface WebhookRunStarted {
   origin: string;
   replayOf: string | null;
   atMs: number;
+  /** Cluster mode: the node that runs it. */
+  node?: string;
 }
 
 export interface WebhookCompleted {
@@ -37,4 +41,6 @@ export interface WebhookCompleted {
   runStatus: string | null;
   delivery: { ok: true; detail: string } | { ok: false; reason: string };
   atMs: number;
+  /** Cluster mode: the node that ran and delivered it. */
+  node?: string;
 }

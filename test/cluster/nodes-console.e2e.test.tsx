@@ -7,6 +7,7 @@ import { renderConsole, slash } from '../helpers/console.js';
 import { preparedHome } from '../helpers/host.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { githubHeaders, SECRET } from '../helpers/webhooks.js';
 
 /** The console's /nodes: attached to a real cluster node, and in-process on SQLite. */
 let postgres: TestPostgres;
@@ -40,6 +41,30 @@ describe('/nodes in the console', () => {
     await waitForFrame(view.lastFrame, (f) => f.includes('1 of 2 node(s) up') && new RegExp(`${ids[1]}\\s+down \\(silent \\d+ s\\)`).test(f), 20_000);
     view.stdin.write(keys.escape);
     await waitForFrame(view.lastFrame, (f) => !f.includes('node(s) up'));
+  });
+
+  it('shows webhooks another node answered and ran, live, with the node that handled each', { timeout: 120_000 }, async () => {
+    const url = await postgres.freshDatabase();
+    const homes = [0, 1].map(() => preparedHome((config) => {
+      config.platforms!.webhook!.extra!.routes = { gh: { secret: SECRET, prompt: 'Review {action}', deliver: 'log' } };
+    }));
+    const listeners: string[] = [];
+    for (const home of homes) {
+      const cli = startCli(['gateway', '--home', home.root], { env: { SWITCHBOARD_DATABASE_URL: url } });
+      running.push(cli);
+      await cli.waitFor('Control channel listening', 60_000);
+      listeners.push(/Webhook listener on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.output())![1]!);
+    }
+    const other = readFileSync(path.join(homes[1]!.root, 'node-id'), 'utf8').trim();
+    const view = await renderConsole({ size: { columns: 160, rows: 30 }, link: async () => attachLink({ socketPath: homes[0]!.controlSocket }) });
+    closers.push(view.close);
+    await waitForFrame(view.lastFrame, (f) => f.includes('attached to pid'), 20_000);
+    view.stdin.write('2');
+    const body = JSON.stringify({ action: 'opened' });
+    const posted = await fetch(`${listeners[1]}/webhooks/gh`, { method: 'POST', headers: { 'content-type': 'application/json', ...githubHeaders(SECRET, body, 'pull_request', 'on-the-other-node') }, body });
+    expect(posted.status).toBe(202);
+    // Only the other node saw it; the console attached here shows it as it runs there.
+    await waitForFrame(view.lastFrame, (f) => new RegExp(`on-the-other-node\\s+accepted\\s+delivered @${other}`).test(f), 20_000);
   });
 
   it('says there is no cluster when the gateway runs on SQLite', { timeout: 60_000 }, async () => {

@@ -13,7 +13,7 @@ import { outcomeLabel, outcomeStyle, reasonOf, runStyle, WebhookDetails } from '
 import { newDraft, parsePayload, TEST_EDITOR_LINES, WebhookTestEditor, type TestDraft } from './webhook-test-editor.js';
 
 /** What `field:value` can name in this pane's filter (outcome: accepted, 401, 429, ignored, duplicate...; run: delivered, failed...). */
-const webhookFields = ['route', 'event', 'id', 'outcome', 'run'];
+const webhookFields = ['route', 'event', 'id', 'outcome', 'run', 'node'];
 
 type Mode = { kind: 'none' } | { kind: 'copy'; route: string } | { kind: 'secret'; route: string } | { kind: 'test'; route: string };
 
@@ -44,11 +44,13 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
     key: row.key,
     item: row,
     text: '',
-    fields: { route: row.route, event: row.event, id: row.deliveryId, outcome: outcomeLabel(row), run: row.runState ?? '' },
+    fields: { route: row.route, event: row.event, id: row.deliveryId, outcome: outcomeLabel(row), run: row.runState ?? '', node: row.runNode ?? row.node ?? '' },
     parts: [
       { text: `${clockTime(row.atMs)} ${column(row.route, routeWidth)} ${column(row.event, EVENT_WIDTH)} ${column(row.deliveryId, ID_WIDTH)} ` },
       { text: outcomeLabel(row).padEnd(9), ...outcomeStyle(row) },
       { text: row.runState ? ` ${row.runState}` : '', ...runStyle(row) },
+      // Cluster mode: the node that ran it (or answered the request).
+      { text: row.runNode ?? row.node ? ` @${row.runNode ?? row.node}` : '', dim: true },
       // Why a request was refused or ignored (401, 429, duplicate, ignored event), else the delivery result.
       { text: row.delivery ? ` ${row.delivery.ok ? row.delivery.detail : row.delivery.reason}` : reasonOf(row) ? ` ${reasonOf(row)}` : '', dim: true },
     ],

@@ -18,6 +18,7 @@ export function WebhookDetails({ row, ops, height, width, focused }: { row: Webh
   }, row.key, [row.runState, row.delivery ? 1 : 0].join());
   const record = fetched.value?.record;
   const lines: TextLine[] = [{ text: `${row.route} ${row.event} ${row.deliveryId}: ${describeOutcome(row)}`, bold: true }];
+  if (row.node || row.runNode) lines.push({ text: `Node: ${[row.node ? `answered by ${row.node}` : '', row.runNode ? `run by ${row.runNode}` : ''].filter(Boolean).join(' · ')}`, dim: true });
   const why = reasonOf(row);
   if (why) lines.push({ text: `Why: ${why}`, color: theme.warn });
   if (!record) {
