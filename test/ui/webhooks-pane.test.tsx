@@ -71,7 +71,7 @@ describe('Webhook deliveries pane (2)', () => {
     await waitForFrame(lastFrame, (f) => pane(f).includes('d-good') && pane(f).includes('d-forged') && !pane(f).includes('d-ping') && !pane(f).includes('route gh'));
     stdin.write('\u0015');
     await typeText(stdin, lastFrame, 'colour:red');
-    await waitForFrame(lastFrame, (f) => f.includes('no field "colour" (fields here: route: event: id: outcome: run:)'));
+    await waitForFrame(lastFrame, (f) => f.includes('no field "colour" (fields here: route: event: id: outcome: run: node:)'));
     // Esc on the filter line leaves the filter as it was before it opened.
     stdin.write(keys.escape);
     await waitForFrame(lastFrame, (f) => f.includes('filter "outcome:401"') && pane(f).includes('d-forged') && !pane(f).includes('d-good'));

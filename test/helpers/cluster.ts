@@ -1,0 +1,27 @@
+import { afterAll, beforeAll } from 'vitest';
+import type { HomeLayout } from '../../source/config/home.js';
+import { startCli, type RunningCli } from './cli.js';
+import { startPostgres, type TestPostgres } from './postgres.js';
+
+/** One real PostgreSQL for the test file (started before its tests, stopped after): `postgres().freshDatabase()` per test. */
+export function usePostgres(): () => TestPostgres {
+  let postgres: TestPostgres | undefined;
+  beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
+  afterAll(async () => { await postgres?.stop(); });
+  return () => postgres!;
+}
+
+export interface GatewayNode {
+  cli: RunningCli;
+  /** Its webhook listener, from its own log line (a restarted node's is the last one). */
+  url: string;
+}
+
+/** A real `switchboard gateway` process on `home`, sharing the database at `databaseUrl`; listed in `running` for cleanup. */
+export async function startGatewayNode(home: HomeLayout, databaseUrl: string, running: RunningCli[]): Promise<GatewayNode> {
+  const cli = startCli(['gateway', '--home', home.root], { env: { SWITCHBOARD_DATABASE_URL: databaseUrl } });
+  running.push(cli);
+  await cli.waitFor('Control channel listening', 60_000);
+  const urls = [...cli.output().matchAll(/Webhook listener on (http:\/\/127\.0\.0\.1:\d+)/g)];
+  return { cli, url: urls.at(-1)![1]! };
+}
