@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentStack } from '../../source/agent/agent-stack.js';
 import { createApprovalQueue } from '../../source/agent/approval-queue.js';
 import { defaultConfig } from '../../source/config/default-config.js';
@@ -9,20 +9,18 @@ import type { RunBackend } from '../../source/store/async-domains.js';
 import { pgBackends } from '../../source/store/pg/backends.js';
 import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
 import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { usePostgres } from '../helpers/cluster.js';
 import { tempHome } from '../helpers/temp-home.js';
 
 /** Agent runs and approval requests on a real PostgreSQL (issue #19): the gateway's agent stack on its backend. */
-let postgres: TestPostgres;
-beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
-afterAll(async () => { await postgres?.stop(); });
+const postgres = usePostgres();
 
 const closers: Array<() => unknown> = [];
 afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
 
 /** `nodes` stores on one new database (one per gateway of a cluster). */
 async function stores(nodes = 1): Promise<PgStore[]> {
-  const url = await postgres.freshDatabase();
+  const url = await postgres().freshDatabase();
   return Promise.all(Array.from({ length: nodes }, async () => {
     const store = await openPgStore(url);
     closers.push(() => store.close());

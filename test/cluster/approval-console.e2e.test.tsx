@@ -1,20 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { attachLink } from '../../source/operations/connect.js';
 import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
 import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
-import { startCli, stopClis, type RunningCli } from '../helpers/cli.js';
+import { stopClis, type RunningCli } from '../helpers/cli.js';
 import { renderConsole } from '../helpers/console.js';
 import { preparedHome } from '../helpers/host.js';
 import { waitForFrame } from '../helpers/ink.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { startGatewayNode, usePostgres } from '../helpers/cluster.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
 
 /** Issue #19: an approval asked by a run on node B, decided in a console attached to node A. */
-let postgres: TestPostgres;
-beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
-afterAll(async () => { await postgres?.stop(); });
+const postgres = usePostgres();
 
 const running: RunningCli[] = [];
 const closers: Array<() => unknown> = [];
@@ -25,7 +23,7 @@ afterEach(async () => {
 
 describe('an approval across nodes', () => {
   it('shows in a console attached to another node, and the decision there lets the run go on', { timeout: 120_000 }, async () => {
-    const url = await postgres.freshDatabase();
+    const url = await postgres().freshDatabase();
     const model: ScriptedModel = await startScriptedModel([
       { toolCalls: [{ name: 'terminal', args: { command: 'rm -rf scratch && echo removed' } }] },
       { text: 'Scratch folder cleaned.' },
@@ -38,12 +36,7 @@ describe('an approval across nodes', () => {
       config.platforms!.webhook!.extra!.routes = { gh: { secret: SECRET, prompt: 'Clean the scratch folder', deliver: 'log' } };
     }));
     const nodes = [];
-    for (const home of homes) {
-      const cli = startCli(['gateway', '--home', home.root], { env: { SWITCHBOARD_DATABASE_URL: url } });
-      running.push(cli);
-      await cli.waitFor('Control channel listening', 60_000);
-      nodes.push({ cli, url: /Webhook listener on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.output())![1]! });
-    }
+    for (const home of homes) nodes.push(await startGatewayNode(home, url, running));
     const scratch = path.join(homes[1]!.workspaceDir, 'scratch');
     fs.mkdirSync(scratch, { recursive: true });
 

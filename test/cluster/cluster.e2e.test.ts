@@ -1,21 +1,19 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { HomeLayout } from '../../source/config/home.js';
 import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
-import { runCli, startCli, stopClis, type RunningCli } from '../helpers/cli.js';
+import { runCli, stopClis, type RunningCli } from '../helpers/cli.js';
 import { preparedHome } from '../helpers/host.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { startGatewayNode, usePostgres } from '../helpers/cluster.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
 
 /**
  * Cluster mode (issue #19): real `switchboard gateway` processes, each with its own home, sharing
  * one real PostgreSQL (started from node_modules by this file) through SWITCHBOARD_DATABASE_URL.
  */
-let postgres: TestPostgres;
-beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
-afterAll(async () => { await postgres?.stop(); });
+const postgres = usePostgres();
 
 const running: RunningCli[] = [];
 const stores: PgStore[] = [];
@@ -37,12 +35,7 @@ const clusterHome = (model?: ScriptedModel, heartbeatSeconds?: number) => prepar
 });
 
 async function startNode(home: HomeLayout, databaseUrl: string): Promise<Node> {
-  const cli = startCli(['gateway', '--home', home.root], { env: { SWITCHBOARD_DATABASE_URL: databaseUrl } });
-  running.push(cli);
-  await cli.waitFor('Control channel listening', 60_000);
-  // From its own line, not `status`: a restart writes a second one, the last is the new listener.
-  const urls = [...cli.output().matchAll(/Webhook listener on (http:\/\/127\.0\.0\.1:\d+)/g)];
-  return { home, cli, url: urls.at(-1)![1]! };
+  return { home, ...(await startGatewayNode(home, databaseUrl, running)) };
 }
 
 async function post(node: Node, deliveryId: string): Promise<number> {
@@ -60,7 +53,7 @@ async function database(url: string): Promise<PgStore> {
 
 describe('three gateways on one PostgreSQL', () => {
   it('accept one delivery id sent to all three, fifty requests at once, exactly once; each node says which store it uses', { timeout: 180_000 }, async () => {
-    const url = await postgres.freshDatabase();
+    const url = await postgres().freshDatabase();
     const nodes = await Promise.all([1, 2, 3].map(() => startNode(clusterHome(), url)));
     for (const node of nodes) expect(node.cli.output()).toMatch(/Store: PostgreSQL at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/test_\d+_\d+, shared with the other nodes; this node is \S+/);
     for (const node of nodes) expect(node.cli.output()).not.toContain(':switchboard-test@'); // the password
@@ -76,7 +69,7 @@ describe('three gateways on one PostgreSQL', () => {
   });
 
   it('run every accepted delivery exactly once while one node is killed with SIGKILL and restarted', { timeout: 240_000 }, async () => {
-    const url = await postgres.freshDatabase();
+    const url = await postgres().freshDatabase();
     // Each run waits 50 ms on the model: the killed node has runs in flight and deliveries claimed,
     // and the others are busy while it restarts (its recovery must leave their rows alone).
     const model = await startScriptedModel([{ text: 'Looks good.', delayMs: 50 }], { repeatLast: true });
@@ -125,7 +118,7 @@ describe('three gateways on one PostgreSQL', () => {
   });
 
   it('list every node in status --json; a node killed and never restarted is shown down and a live node takes over its work', { timeout: 240_000 }, async () => {
-    const url = await postgres.freshDatabase();
+    const url = await postgres().freshDatabase();
     const model = await startScriptedModel([{ text: 'Looks good.', delayMs: 50 }], { repeatLast: true });
     models.push(model);
     const homes = [clusterHome(model, 1), clusterHome(model, 1), clusterHome(model, 1)];

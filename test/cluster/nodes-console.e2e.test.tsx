@@ -1,18 +1,16 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { attachLink } from '../../source/operations/connect.js';
-import { startCli, stopClis, type RunningCli } from '../helpers/cli.js';
+import { stopClis, type RunningCli } from '../helpers/cli.js';
 import { renderConsole, slash } from '../helpers/console.js';
 import { preparedHome } from '../helpers/host.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { startGatewayNode, usePostgres } from '../helpers/cluster.js';
 import { githubHeaders, SECRET } from '../helpers/webhooks.js';
 
 /** The console's /nodes: attached to a real cluster node, and in-process on SQLite. */
-let postgres: TestPostgres;
-beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
-afterAll(async () => { await postgres?.stop(); });
+const postgres = usePostgres();
 
 const running: RunningCli[] = [];
 const closers: Array<() => unknown> = [];
@@ -23,13 +21,9 @@ afterEach(async () => {
 
 describe('/nodes in the console', () => {
   it('lists the nodes of the cluster its gateway is in, and shows a killed one down', { timeout: 120_000 }, async () => {
-    const url = await postgres.freshDatabase();
+    const url = await postgres().freshDatabase();
     const homes = [0, 1].map(() => preparedHome((config) => { config.store = { heartbeat_seconds: 1 }; }));
-    for (const home of homes) {
-      const cli = startCli(['gateway', '--home', home.root], { env: { SWITCHBOARD_DATABASE_URL: url } });
-      running.push(cli);
-      await cli.waitFor('Control channel listening', 60_000);
-    }
+    for (const home of homes) await startGatewayNode(home, url, running);
     const ids = homes.map((home) => readFileSync(path.join(home.root, 'node-id'), 'utf8').trim());
     const view = await renderConsole({ size: { columns: 140, rows: 30 }, link: async () => attachLink({ socketPath: homes[0]!.controlSocket }) });
     closers.push(view.close);
@@ -44,17 +38,12 @@ describe('/nodes in the console', () => {
   });
 
   it('shows webhooks another node answered and ran, live, with the node that handled each', { timeout: 120_000 }, async () => {
-    const url = await postgres.freshDatabase();
+    const url = await postgres().freshDatabase();
     const homes = [0, 1].map(() => preparedHome((config) => {
       config.platforms!.webhook!.extra!.routes = { gh: { secret: SECRET, prompt: 'Review {action}', deliver: 'log' } };
     }));
     const listeners: string[] = [];
-    for (const home of homes) {
-      const cli = startCli(['gateway', '--home', home.root], { env: { SWITCHBOARD_DATABASE_URL: url } });
-      running.push(cli);
-      await cli.waitFor('Control channel listening', 60_000);
-      listeners.push(/Webhook listener on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.output())![1]!);
-    }
+    for (const home of homes) listeners.push((await startGatewayNode(home, url, running)).url);
     const other = readFileSync(path.join(homes[1]!.root, 'node-id'), 'utf8').trim();
     const view = await renderConsole({ size: { columns: 160, rows: 30 }, link: async () => attachLink({ socketPath: homes[0]!.controlSocket }) });
     closers.push(view.close);

@@ -1,18 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { HomeLayout } from '../../source/config/home.js';
 import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
-import { startCli, stopClis, type RunningCli } from '../helpers/cli.js';
+import { stopClis, type RunningCli } from '../helpers/cli.js';
 import { preparedHome } from '../helpers/host.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { startGatewayNode, usePostgres } from '../helpers/cluster.js';
 import { githubHeaders, SECRET } from '../helpers/webhooks.js';
 
 /**
  * Cluster mode (issue #19): a route's `rate_limit` holds for the cluster, not per node. Three real
  * `switchboard gateway` processes share one real PostgreSQL (started from node_modules by this file).
  */
-let postgres: TestPostgres;
-beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
-afterAll(async () => { await postgres?.stop(); });
+const postgres = usePostgres();
 
 const running: RunningCli[] = [];
 const stores: PgStore[] = [];
@@ -27,11 +25,7 @@ const limitedHome = () => preparedHome((config) => {
 });
 
 async function startNode(home: HomeLayout, databaseUrl: string): Promise<string> {
-  const cli = startCli(['gateway', '--home', home.root], { env: { SWITCHBOARD_DATABASE_URL: databaseUrl } });
-  running.push(cli);
-  // The listener starts after the control channel (and after the run queue's recovery): wait for it.
-  await cli.waitFor(/Webhook listener on http:\/\/127\.0\.0\.1:\d+/, 60_000);
-  return /Webhook listener on (http:\/\/127\.0\.0\.1:\d+)/.exec(cli.output())![1]!;
+  return (await startGatewayNode(home, databaseUrl, running)).url;
 }
 
 async function post(url: string, deliveryId: string): Promise<{ status: number; retryAfter: string | null; body: { error?: string; message?: string } }> {
@@ -42,7 +36,7 @@ async function post(url: string, deliveryId: string): Promise<{ status: number; 
 
 describe('rate limits across three gateways on one PostgreSQL', () => {
   it('admit rate_limit requests a minute on a route for the cluster: 60 sent round-robin, 20 accepted', { timeout: 180_000 }, async () => {
-    const url = await postgres.freshDatabase();
+    const url = await postgres().freshDatabase();
     const nodes = await Promise.all([1, 2, 3].map(() => startNode(limitedHome(), url)));
     const answers = await Promise.all(Array.from({ length: 3 * LIMIT }, (_, i) => post(nodes[i % 3]!, `pr-${i}`)));
 

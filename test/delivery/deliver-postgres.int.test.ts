@@ -1,14 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigFile } from '../../source/config/types.js';
 import { createDeliveryService } from '../../source/delivery/deliver.js';
 import type { DeliveryRequest } from '../../source/delivery/types.js';
 import { pgBackends } from '../../source/store/pg/backends.js';
 import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
 import { startFakeService } from '../fixtures/fake-service.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { usePostgres } from '../helpers/cluster.js';
 import { tempHome } from '../helpers/temp-home.js';
 
 /**
@@ -16,9 +16,7 @@ import { tempHome } from '../helpers/temp-home.js';
  * a record's row, its attempts and its outcome must be written in that order, and the record must be
  * on the database before a chat gets the message.
  */
-let postgres: TestPostgres;
-beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
-afterAll(async () => { await postgres?.stop(); });
+const postgres = usePostgres();
 
 const closers: Array<() => unknown> = [];
 afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
@@ -63,7 +61,7 @@ describe('output deliveries on PostgreSQL', () => {
   it('records a send with every attempt in order, and a repeatable one whose row was not awaited', async () => {
     const fake = await startFakeService([{ status: 500, body: { ok: false } }, { status: 500, body: { ok: false } }, { body: { ok: true } }]);
     closers.push(fake.close);
-    const store = await openStore(await postgres.freshDatabase());
+    const store = await openStore(await postgres().freshDatabase());
     const { deliver, history, failedCount } = service(store, telegram(fake.url));
 
     const sent = await deliver({ target: 'telegram:1', output: 'hi', subject });
@@ -89,7 +87,7 @@ describe('output deliveries on PostgreSQL', () => {
   it('does not send to a chat when its record cannot be written first', async () => {
     const fake = await startFakeService();
     closers.push(fake.close);
-    const store = await openStore(await postgres.freshDatabase());
+    const store = await openStore(await postgres().freshDatabase());
     const { deliver } = service(store, telegram(fake.url));
     await store.close();
     const result = await deliver({ target: 'telegram:3', output: 'x', subject });
@@ -99,7 +97,7 @@ describe('output deliveries on PostgreSQL', () => {
 
   it('a send in flight when the gateway dies is found uncertain by the next one, and is retried on request', async () => {
     const chat = await startHoldingService();
-    const url = await postgres.freshDatabase();
+    const url = await postgres().freshDatabase();
     const home = tempHome();
     const firstStore = await openStore(url);
     const dying = service(firstStore, telegram(chat.url), home.root, 1);

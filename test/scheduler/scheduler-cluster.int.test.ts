@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createJobCommands } from '../../source/scheduler/job-commands.js';
 import type { JobBackend } from '../../source/store/async-domains.js';
 import type { JobRow } from '../../source/store/jobs.js';
 import { pgBackends } from '../../source/store/pg/backends.js';
 import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { usePostgres } from '../helpers/cluster.js';
 import { makeScheduler, writeScript } from '../helpers/scheduler.js';
 import { tempHome } from '../helpers/temp-home.js';
 
@@ -15,9 +15,7 @@ import { tempHome } from '../helpers/temp-home.js';
  * and runs a pass on every node at once. Each slot of each job must fire once in the cluster, on
  * the node that took it, and catch-up after every node was down must happen once per job too.
  */
-let postgres: TestPostgres;
-beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
-afterAll(async () => { await postgres?.stop(); });
+const postgres = usePostgres();
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => { for (const cleanup of cleanups.splice(0).reverse()) await cleanup(); });
@@ -47,7 +45,7 @@ function node(store: PgStore, nodeId: string, now: () => number) {
 }
 
 async function cluster(): Promise<Cluster> {
-  const url = await postgres.freshDatabase();
+  const url = await postgres().freshDatabase();
   const reader = await openPgStore(url);
   cleanups.push(() => reader.close());
   let now = T0;

@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createJobCommands } from '../../source/scheduler/job-commands.js';
 import type { JobBackend } from '../../source/store/async-domains.js';
 import { pgBackends } from '../../source/store/pg/backends.js';
 import { openPgStore } from '../../source/store/pg/pg-store.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { usePostgres } from '../helpers/cluster.js';
 import { makeScheduler } from '../helpers/scheduler.js';
 import { tempHome } from '../helpers/temp-home.js';
 
@@ -12,16 +12,14 @@ import { tempHome } from '../helpers/temp-home.js';
  * data_version, so changes of other nodes are found by reading the job versions at each pass.
  * The agent runs and deliveries stay local (dry-run model, files in the home).
  */
-let postgres: TestPostgres;
-beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
-afterAll(async () => { await postgres?.stop(); });
+const postgres = usePostgres();
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => { for (const cleanup of cleanups.splice(0).reverse()) await cleanup(); });
 
 /** `nodes` job backends on one new database, one per gateway of a cluster. */
 async function pgJobs(nodes = 1): Promise<JobBackend[]> {
-  const url = await postgres.freshDatabase();
+  const url = await postgres().freshDatabase();
   return Promise.all(Array.from({ length: nodes }, async () => {
     const store = await openPgStore(url);
     cleanups.push(() => store.close());

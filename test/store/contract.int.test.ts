@@ -1,11 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { sqliteBackends, type StoreBackends } from '../../source/store/async-domains.js';
 import { openStore } from '../../source/store/database.js';
 import { openPgStore } from '../../source/store/pg/pg-store.js';
 import { pgBackends } from '../../source/store/pg/backends.js';
 import { pgMigrations } from '../../source/store/pg/migrations.js';
 import type { NewDelivery } from '../../source/store/webhook-deliveries.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { usePostgres } from '../helpers/cluster.js';
 import { tempHome } from '../helpers/temp-home.js';
 
 /**
@@ -13,9 +13,7 @@ import { tempHome } from '../helpers/temp-home.js';
  * PostgreSQL. Each test gets an empty store: a new SQLite file, or a new PostgreSQL database on
  * one server started for this file (a real PostgreSQL from node_modules).
  */
-let postgres: TestPostgres;
-beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
-afterAll(async () => { await postgres?.stop(); });
+const postgres = usePostgres();
 
 const closers: Array<() => unknown> = [];
 afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
@@ -31,7 +29,7 @@ const backends: Record<string, (nodes?: number) => Promise<StoreBackends[]>> = {
     });
   },
   postgres: async (nodes = 1) => {
-    const url = await postgres.freshDatabase();
+    const url = await postgres().freshDatabase();
     return Promise.all(Array.from({ length: nodes }, async () => {
       const store = await openPgStore(url);
       closers.push(() => store.close());
@@ -333,7 +331,7 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
 
 describe('PostgreSQL migrations', () => {
   it('run once when several nodes open one database at the same moment', async () => {
-    const url = await postgres.freshDatabase();
+    const url = await postgres().freshDatabase();
     const stores = await Promise.all([1, 2, 3].map(() => openPgStore(url)));
     try {
       const { rows } = await stores[0]!.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
@@ -346,7 +344,7 @@ describe('PostgreSQL migrations', () => {
 
 describe('PostgreSQL: each node recovers only what it held', () => {
   it('a restarted node requeues its own running deliveries and closes its own runs, not those another node is running', async () => {
-    const url = await postgres.freshDatabase();
+    const url = await postgres().freshDatabase();
     const [storeA, storeB] = await Promise.all([openPgStore(url), openPgStore(url)]);
     closers.push(() => storeA!.close(), () => storeB!.close());
     const a = pgBackends(storeA!, Date.now, 'node-a');

@@ -1,22 +1,20 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
 import { createPgRateLimiter } from '../../source/store/pg/rate-limits.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { usePostgres } from '../helpers/cluster.js';
 
 /**
  * Webhook rate limits on PostgreSQL (issue #19): one sliding 60 s window per route for every node.
  * Each limiter has its own pool, as each gateway of a cluster does.
  */
-let postgres: TestPostgres;
-beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
-afterAll(async () => { await postgres?.stop(); });
+const postgres = usePostgres();
 
 const stores: PgStore[] = [];
 afterEach(async () => { for (const store of stores.splice(0)) await store.close(); });
 
 /** One limiter per clock (one per node), each on its own pool, all on one new database. */
 async function nodes(clocks: Array<() => number>) {
-  const url = await postgres.freshDatabase();
+  const url = await postgres().freshDatabase();
   const opened = await Promise.all(clocks.map(() => openPgStore(url)));
   stores.push(...opened);
   return { limiters: opened.map((store, i) => createPgRateLimiter(store, clocks[i])), db: opened[0]! };
