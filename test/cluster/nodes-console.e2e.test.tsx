@@ -31,6 +31,11 @@ describe('/nodes in the console', () => {
     await slash(view.stdin, view.lastFrame, 'nodes');
     const listed = await waitForFrame(view.lastFrame, (f) => f.includes('2 of 2 node(s) up') && f.includes(`${ids[0]} *`) && f.includes(ids[1]!), 10_000);
     expect(listed).toMatch(/node\s+state\s+host\s+pid\s+version\s+config\s+runs\s+heartbeat/);
+    // The columns line up: each row's state starts where the header's does.
+    const lines = listed.split('\n');
+    const header = lines.find((line) => /node\s+state\s+host/.test(line))!;
+    const row = lines.find((line) => line.includes(`${ids[1]} `) && line.includes(' up '))!;
+    expect(row.indexOf(' up ') + 1).toBe(header.indexOf('state'));
     running[1]!.child.kill('SIGKILL');
     await waitForFrame(view.lastFrame, (f) => f.includes('1 of 2 node(s) up') && new RegExp(`${ids[1]}\\s+down \\(silent \\d+ s\\)`).test(f), 20_000);
     view.stdin.write(keys.escape);

@@ -2,10 +2,13 @@ import { Box, Text } from 'ink';
 import { useEffect, useState } from 'react';
 import { clusterSummary, configWarning, nodeTableLines } from '../../cluster/nodes-table.js';
 import type { Operations } from '../../operations/index.js';
-import { fit } from '../format.js';
+import { CUT_MARK, fit } from '../format.js';
 import { useFetched } from '../hooks/useFetched.js';
 import { useKeys } from '../input-router.js';
 import { theme } from '../theme.js';
+
+/** A table line cut to the width with its spacing kept (`fit` would fold the columns' padding). */
+const cut = (line: string, width: number) => (line.length > width ? `${line.slice(0, Math.max(0, width - 1))}${CUT_MARK}` : line);
 
 /** How often the open overlay reads the nodes again: about a heartbeat. */
 const REFRESH_MS = 2_000;
@@ -41,7 +44,7 @@ export function NodesOverlay({ ops, width, height, onClose }: {
     <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={theme.accent} paddingX={1}>
       <Text bold wrap="truncate">{fit(`Nodes${value ? ` · ${clusterSummary(value)} · * this one` : ''} · Esc close`, width - 4)}</Text>
       {lines.slice(0, Math.max(1, height - 4)).map((line, index) => (
-        <Text key={index} bold={value !== null && value !== undefined && index === 0} color={line.includes(' down (') ? theme.error : undefined} wrap="truncate">{fit(line, width - 4)}</Text>
+        <Text key={index} bold={value !== null && value !== undefined && index === 0} color={line.includes(' down (') ? theme.error : undefined} wrap="truncate">{cut(line, width - 4)}</Text>
       ))}
       {warning ? <Text color={theme.warn} wrap="truncate">{fit(`warning: ${warning}`, width - 4)}</Text> : null}
     </Box>
