@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { configHash, createMembership, type Membership } from '../cluster/membership.js';
+import { createTakeover } from '../cluster/takeover.js';
 import type { NodeView } from '../store/pg/nodes.js';
 import type { SharedStore } from '../store/shared-store.js';
 import type { FastifyInstance } from 'fastify';
@@ -11,7 +12,7 @@ import type { RunAgent } from '../agent/types.js';
 import { ConfigError } from '../config/errors.js';
 import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
 import { routeTargetIssues } from '../delivery/check-config.js';
-import { createDeliveryService, repeatableTarget, type DeliveryService } from '../delivery/deliver.js';
+import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
 import type { DeliveryRequest } from '../delivery/types.js';
 import { describeSubject } from '../delivery/log-target.js';
 import { reapOrphans } from '../infra/child-records.js';
@@ -276,23 +277,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
   let membership: Membership | undefined;
   if (deps.cluster) {
     const shared = deps.cluster;
-    const silentFor = `${(3 * shared.heartbeatMs) / 1000} s`;
-    // The work a silent node held: its sends marked, its runs closed, its webhook runs queued again
-    // or, when only their delivery was left, delivered here.
-    const takeOver = async (silent: string) => {
-      const other = shared.backendsOf(silent);
-      const why = `its gateway (node ${silent}) stopped answering during this run`;
-      const sends = await other.outputDeliveries.recoverInterrupted(repeatableTarget, now());
-      const runs = await other.runs.closeInterrupted(why, now());
-      const jobRuns = await other.jobs.closeInterrupted(why, now());
-      const { requeued, undelivered } = await other.deliveries.recover();
-      await shared.nodes.adoptDeliveries(silent);
-      logger.warn(`Node ${silent} went silent (no heartbeat for ${silentFor}); this node took over its work: ${requeued} webhook run(s) queued again, ${undelivered.length} to deliver, ${runs} agent run(s) and ${jobRuns} job run(s) closed as interrupted, ${sends.uncertain} send(s) marked uncertain`);
-      if (webhooks) {
+    const takeOver = createTakeover({
+      shared, now, logger,
+      deliver: async (undelivered) => {
+        if (!webhooks) return;
         await webhooks.queue.adopt(undelivered);
         webhooks.queue.notify();
-      }
-    };
+      },
+    });
     membership = createMembership({
       shared, takeOver, logger,
       info: () => ({ host: hostname(), pid, version: deps.version ?? 'unknown', configHash: configHash(config.home.configFile), runsInFlight: inFlight.size, webhookUrl }),

@@ -1,4 +1,4 @@
-import { faultDescription } from '../../store/store-fault.js';
+import { storeFaultText } from '../../operations/health.js';
 import { Box, Text } from 'ink';
 import type { ConsoleState } from '../console-model.js';
 import { clockTime, fit, formatDuration } from '../format.js';
@@ -69,7 +69,7 @@ function healthText({ snapshot }: ConsoleState): string | undefined {
   const { health } = snapshot;
   if (!health || health.status === 'ok') return undefined;
   if (health.store.fault) {
-    const why = faultDescription(health.store.fault.kind);
+    const why = storeFaultText(health.store.fault.kind);
     const kept = health.store.keptWrites > 0 ? ` · ${health.store.keptWrites} run record(s) kept in memory until it can` : '';
     return `${why} since ${clockTime(health.store.fault.sinceMs)}: webhooks are refused with 503${kept}`;
   }
