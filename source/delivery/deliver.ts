@@ -6,7 +6,7 @@ import type { ConfigFile } from '../config/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
 import { ghPrComment } from '../infra/gh.js';
 import type { OutputDeliveryBackend } from '../store/async-domains.js';
-import type { OutputDeliveryStatus } from '../store/output-deliveries.js';
+import type { OutputDeliveryStatus, SettledState } from '../store/output-deliveries.js';
 import { defaultRetryPolicy, sendWithRetries, type AttemptOutcome, type AttemptRecord, type RetryPolicy } from './attempts.js';
 import { discordSends } from './discord-target.js';
 import { emailSends } from './email-target.js';
@@ -133,7 +133,7 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
       failed = Math.max(0, failed + (status === 'failed' ? 1 : 0) - (record.was === 'failed' ? 1 : 0));
       const state = { status, chunksTotal: result.chunksTotal, chunksSent: result.chunksSent, atMs: now(), ...(result.ok ? { detail: result.detail } : { error: result.reason }) } as const;
       // Settled on record before the outcome is reported, so whoever reads the history next sees it.
-      await record.writes.write(() => history.settle(record.id, state));
+      await record.writes.write(() => (record.writeOnce ? record.writeOnce(state) : history.settle(record.id, state)));
     }
     // A `log` delivery's own line is the record of it (log-target.ts): no second line saying so.
     if (result.ok && request.target !== 'log') deps.logger.info({ delivery: recordId, target: request.target, ...(request.subject.kind === 'webhook' ? PER_DELIVERY : {}) }, `Delivered ${describeSubject(request)} to ${request.target}: ${result.detail}`);
@@ -161,13 +161,15 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
     async deliver(request) {
       if (!history) return run(request, undefined, 0);
       const id = randomUUID();
-      const recorded = history.create({ id, target: request.target, extra: request.extra ?? {}, subject: request.subject, output: request.output, runFailed: request.failed === true, createdAtMs: now() });
+      const row = { id, target: request.target, extra: request.extra ?? {}, subject: request.subject, output: request.output, runFailed: request.failed === true, createdAtMs: now() };
+      // Sent again after a crash at no cost (a log line, a file, the console): no `sending` row is
+      // needed first, so the record is written once, with its outcome (one write instead of two).
+      if (repeatableTarget(request.target)) return run(request, { id, writes: recordWrites(id, Promise.resolve(), deps.logger), writeOnce: (state) => history.create(row, state) }, 0);
+      const recorded = history.create(row);
       // The attempt is on record before the side effect: after a crash it is known to be in doubt, not forgotten.
-      if (!repeatableTarget(request.target)) {
-        const refused = await recorded.then(() => undefined, (error: unknown) => error as Error);
-        // Sent without a record, a crash mid-send would leave no trace of a message that may have gone out.
-        if (refused) return conclude(request, undefined, { ok: false, reason: `not sent to ${request.target}: its record could not be written first (${refused.message})`, chunksTotal: 0, chunksSent: 0 });
-      }
+      const refused = await recorded.then(() => undefined, (error: unknown) => error as Error);
+      // Sent without a record, a crash mid-send would leave no trace of a message that may have gone out.
+      if (refused) return conclude(request, undefined, { ok: false, reason: `not sent to ${request.target}: its record could not be written first (${refused.message})`, chunksTotal: 0, chunksSent: 0 });
       return run(request, { id, writes: recordWrites(id, recorded, deps.logger) }, 0);
     },
     async retry(id) {
@@ -184,6 +186,8 @@ interface RecordedSend {
   id: string;
   writes: RecordWrites;
   was?: OutputDeliveryStatus;
+  /** A repeatable target's record, written once with the outcome (no row while it is sent). */
+  writeOnce?: (state: SettledState) => Promise<void>;
 }
 
 interface RecordWrites {

@@ -27,15 +27,27 @@ const columns = `id, target, extra, subject, output, run_failed AS runFailed, st
   detail, error, created_at_ms AS createdAtMs, updated_at_ms AS updatedAtMs`;
 
 /** Every output sent anywhere, with each attempt: `switchboard deliveries` and the console read it. Writes share the store's group commit. */
+/** A send's outcome as recorded: `settle`, or `create` for a record written once (repeatable targets). */
+export interface SettledState {
+  status: OutputDeliveryStatus;
+  chunksTotal: number;
+  chunksSent: number;
+  detail?: string;
+  error?: string;
+  atMs: number;
+}
+
 /** A send of a webhook delivery made before a crash: see `earlierSendFor`. */
 export interface EarlierSend {
   id: string;
   status: 'uncertain' | 'delivered';
 }
 
+export type NewOutputDelivery = Pick<OutputDelivery, 'id' | 'target' | 'extra' | 'subject' | 'output' | 'runFailed' | 'createdAtMs'>;
+
 export function createOutputDeliveryStore(store: Store) {
-  const insert = store.db.prepare(`INSERT INTO output_deliveries (id, target, extra, subject, output, run_failed, status, created_at_ms, updated_at_ms)
-    VALUES (?, ?, ?, ?, ?, ?, 'sending', ?, ?)`);
+  const insert = store.db.prepare(`INSERT INTO output_deliveries (id, target, extra, subject, output, run_failed, status, chunks_total, chunks_sent, detail, error, created_at_ms, updated_at_ms)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const update = store.db.prepare('UPDATE output_deliveries SET status = ?, chunks_total = ?, chunks_sent = ?, detail = ?, error = ?, updated_at_ms = ? WHERE id = ?');
   const insertAttempt = store.db.prepare(`INSERT INTO output_delivery_attempts (delivery_id, seq, chunk, attempt, at_ms, ok, status, error)
     VALUES (?, (SELECT COUNT(*) FROM output_delivery_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?, ?)`);
@@ -61,14 +73,18 @@ export function createOutputDeliveryStore(store: Store) {
   };
 
   return {
-    /** Kept writes (store.keep): a lock held elsewhere or a full disk delays the record, never loses it. Settles once committed. */
-    create(record: Pick<OutputDelivery, 'id' | 'target' | 'extra' | 'subject' | 'output' | 'runFailed' | 'createdAtMs'>): Promise<void> {
-      return store.keep(() => insert.run(record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed ? 1 : 0, record.createdAtMs, record.createdAtMs));
+    /**
+     * `sending`, or already `settled` (a record written once). Kept writes (store.keep): a lock held
+     * elsewhere or a full disk delays the record, never loses it. Settles once committed.
+     */
+    create(record: NewOutputDelivery, settled?: SettledState): Promise<void> {
+      return store.keep(() => insert.run(record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed ? 1 : 0,
+        settled?.status ?? 'sending', settled?.chunksTotal ?? 0, settled?.chunksSent ?? 0, settled?.detail ?? null, settled?.error ?? null, record.createdAtMs, settled?.atMs ?? record.createdAtMs));
     },
     attempt(id: string, attempt: AttemptRecord): void {
       keep(() => insertAttempt.run(id, id, attempt.chunk, attempt.attempt, attempt.atMs, attempt.ok ? 1 : 0, attempt.status, attempt.error));
     },
-    settle(id: string, state: { status: OutputDeliveryStatus; chunksTotal: number; chunksSent: number; detail?: string; error?: string; atMs: number }): void {
+    settle(id: string, state: SettledState): void {
       keep(() => update.run(state.status, state.chunksTotal, state.chunksSent, state.detail ?? null, state.error ?? null, state.atMs, id));
     },
     /**

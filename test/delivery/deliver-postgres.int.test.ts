@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ConfigFile } from '../../source/config/types.js';
 import { createDeliveryService } from '../../source/delivery/deliver.js';
 import type { DeliveryRequest } from '../../source/delivery/types.js';
@@ -58,7 +58,7 @@ async function startHoldingService() {
 }
 
 describe('output deliveries on PostgreSQL', () => {
-  it('records a send with every attempt in order, and a repeatable one whose row was not awaited', async () => {
+  it('records a send with every attempt in order, and a repeatable one in one write with its outcome', async () => {
     const fake = await startFakeService([{ status: 500, body: { ok: false } }, { status: 500, body: { ok: false } }, { body: { ok: true } }]);
     closers.push(fake.close);
     const store = await openStore(await postgres().freshDatabase());
@@ -70,9 +70,15 @@ describe('output deliveries on PostgreSQL', () => {
     expect(record).toMatchObject({ status: 'delivered', target: 'telegram:1', chunksTotal: 1, chunksSent: 1, subject, detail: 'sent to telegram 1' });
     expect(record!.attempts.map((a) => [a.chunk, a.attempt, a.ok, a.status])).toEqual([[0, 1, false, 500], [0, 2, false, 500], [0, 3, true, 200]]);
 
-    // `log` is sent without waiting for its row: its outcome must still land after the row, not before it.
+    // `log` can be written again after a crash at no cost: no `sending` row first, one insert with the outcome.
+    const create = vi.spyOn(history!, 'create');
+    const settle = vi.spyOn(history!, 'settle');
     const logged = await deliver({ target: 'log', output: 'to the log', subject: { kind: 'console', runId: 'r-1' } });
-    expect(await history!.get(logged.recordId!)).toMatchObject({ status: 'delivered', target: 'log', chunksSent: 1 });
+    expect(create).toHaveBeenCalledTimes(1);
+    expect(settle).not.toHaveBeenCalled();
+    expect(await history!.get(logged.recordId!)).toMatchObject({ status: 'delivered', target: 'log', chunksTotal: 1, chunksSent: 1, detail: expect.any(String) });
+    create.mockRestore();
+    settle.mockRestore();
 
     expect(failedCount()).toBe(0);
     const refused = await startFakeService([{ status: 400, body: { ok: false, description: 'chat not found' } }]);
