@@ -68,7 +68,7 @@ describe('three gateways on one PostgreSQL', () => {
     expect(rows).toEqual(['same-0', 'same-1', 'same-2'].map((id) => ({ delivery_id: id, state: 'delivered' })));
   });
 
-  it('run every accepted delivery exactly once while one node is killed with SIGKILL and restarted', { timeout: 240_000 }, async () => {
+  it('run 3,000 webhooks, every accepted delivery exactly once, while one node is killed with SIGKILL and restarted', { timeout: 330_000 }, async () => {
     const url = await postgres().freshDatabase();
     // Each run waits 50 ms on the model: the killed node has runs in flight and deliveries claimed,
     // and the others are busy while it restarts (its recovery must leave their rows alone).
@@ -77,7 +77,7 @@ describe('three gateways on one PostgreSQL', () => {
     const homes = [clusterHome(model), clusterHome(model), clusterHome(model)];
     const nodes = await Promise.all(homes.map((home) => startNode(home, url)));
     const db = await database(url);
-    const total = 1200;
+    const total = 3000;
     const accepted: string[] = [];
     const send = async (from: number, to: number) => {
       for (let i = from; i < to; i += 30) {
@@ -100,7 +100,7 @@ describe('three gateways on one PostgreSQL', () => {
     await send((total * 2) / 3, total);
     expect(accepted.length).toBeGreaterThan(total * 0.8);
 
-    await waitUntil(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE state IN ('queued', 'running')`)).rowCount === 0, 120_000, 'every accepted delivery run');
+    await waitUntil(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE state IN ('queued', 'running')`)).rowCount === 0, 200_000, 'every accepted delivery run');
     const { rows: deliveries } = await db.query<{ delivery_id: string; state: string }>('SELECT delivery_id, state FROM webhook_deliveries');
     expect(deliveries.map((row) => row.delivery_id).sort()).toEqual([...accepted].sort()); // none lost, none twice
     expect(new Set(deliveries.map((row) => row.state))).toEqual(new Set(['delivered']));
@@ -152,7 +152,7 @@ describe('three gateways on one PostgreSQL', () => {
     expect(accepted).toHaveLength(450);
 
     // Three silent heartbeats later a live node takes the killed node's rows: all of them finish without its restart.
-    await waitUntil(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE state IN ('queued', 'running')`)).rowCount === 0, 120_000, 'every accepted delivery run');
+    await waitUntil(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE state IN ('queued', 'running')`)).rowCount === 0, 200_000, 'every accepted delivery run');
     const after = await status();
     const killed = after.cluster.nodes.find((node) => node.id === ids[1])!;
     expect(killed.state).toBe('down');
