@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { repeatableTarget } from '../delivery/deliver.js';
+import { repeatableTarget } from '../delivery/repeatable.js';
 import type { DeliveryRecord } from '../store/webhook-deliveries.js';
 import type { SharedStore } from '../store/shared-store.js';
 

@@ -13,6 +13,7 @@ import { emailSends } from './email-target.js';
 import { deliverToLocal } from './local-target.js';
 import { deliverToLog, describeSubject } from './log-target.js';
 import { platformSettings } from './platforms.js';
+import { repeatableTarget } from './repeatable.js';
 import { signalSends } from './signal-target.js';
 import { slackSends } from './slack-target.js';
 import { smsSends } from './sms-target.js';
@@ -239,10 +240,4 @@ function messageSends(target: ResolvedTarget, request: DeliveryRequest): Array<(
 function messageText(request: DeliveryRequest): string {
   const body = request.output.trim() === '' ? '(no output)' : request.output;
   return request.failed ? `Run failed (${describeSubject(request)}):\n\n${body}` : body;
-}
-
-/** Targets where sending again after a crash does no harm (a file or a log line); chats, comments and mail must not get a message twice. */
-export function repeatableTarget(target: string): boolean {
-  const kind = target.trim().split(':')[0];
-  return kind === 'local' || kind === 'log' || kind === 'origin';
 }

@@ -72,6 +72,9 @@ export const FINISHED_RUN_OF_DELIVERY = (table: string) => `${table}.state = 'ru
  * Accepted webhook deliveries: the durable run queue, and the record idempotency is checked against.
  * Shared by the gateway and the `switchboard webhook` commands in other processes.
  */
+/** An agent run's result as a delivery keeps it. */
+export interface RecordedRun { runId: string; status: string; output: string; error?: string }
+
 export function createDeliveryStore(store: Store) {
   const { db } = store;
   const insert = db.prepare(`INSERT INTO webhook_deliveries (route, delivery_id, event, headers, body, prompt, skills, target, target_extra, state, replay_of, received_at_ms)
@@ -91,6 +94,7 @@ export function createDeliveryStore(store: Store) {
     WHERE id = (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT 1) RETURNING ${columns}`);
   const recordRun = db.prepare('UPDATE webhook_deliveries SET run_id = ?, run_status = ?, output = ?, error = ? WHERE id = ?');
   const finish = db.prepare('UPDATE webhook_deliveries SET state = ?, delivery_detail = ?, finished_at_ms = ? WHERE id = ?');
+  const finishWithRun = db.prepare('UPDATE webhook_deliveries SET state = ?, delivery_detail = ?, finished_at_ms = ?, run_id = ?, run_status = ?, output = ?, error = ? WHERE id = ?');
   const requeue = db.prepare(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE id = ? AND state = 'running'`);
   const interrupted = db.prepare(`SELECT id FROM webhook_deliveries WHERE state = 'running' AND run_status IS NULL`);
   const adoptFinishedRuns = db.prepare(`UPDATE webhook_deliveries SET run_id = r.id, run_status = r.status, output = r.output, error = r.error
@@ -150,12 +154,12 @@ export function createDeliveryStore(store: Store) {
      * The agent finished: its result is recorded before delivery, so a crash now never re-runs it.
      * Kept (store.keep): settles once committed, however long another process holds the lock.
      */
-    recordRun(seq: number, run: { runId: string; status: string; output: string; error?: string }): Promise<void> {
+    recordRun(seq: number, run: RecordedRun): Promise<void> {
       return store.keep(() => recordRun.run(run.runId, run.status, run.output, run.error ?? null, seq));
     },
-    /** The final state; kept like recordRun. */
-    finish(seq: number, state: Exclude<DeliveryState, 'queued' | 'running'>, detail: string, now: number): Promise<void> {
-      return store.keep(() => finish.run(state, detail, now, seq));
+    /** The final state, with the run's result when it was not recorded before (`run`); kept like recordRun. */
+    finish(seq: number, state: Exclude<DeliveryState, 'queued' | 'running'>, detail: string, now: number, run?: RecordedRun): Promise<void> {
+      return store.keep(() => (run ? finishWithRun.run(state, detail, now, run.runId, run.status, run.output, run.error ?? null, seq) : finish.run(state, detail, now, seq)));
     },
     /** Puts a running delivery back in the queue (the gateway stopped mid-run); if this is lost, the next start requeues it anyway. */
     requeue(seq: number): Promise<void> {

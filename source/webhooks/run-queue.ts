@@ -1,12 +1,13 @@
 import { PER_DELIVERY } from '../infra/log-ring.js';
 import type { Logger } from 'pino';
 import type { RunAgent, RunResult } from '../agent/types.js';
+import { repeatableTarget } from '../delivery/repeatable.js';
 import { silentReason } from '../delivery/silent.js';
 import type { Deliver, DeliveryResult } from '../delivery/types.js';
 import type { GatewayEvents } from '../gateway/events.js';
 import type { DeliveryBackend } from '../store/async-domains.js';
 import type { EarlierSend } from '../store/output-deliveries.js';
-import type { DeliveryRecord, DeliveryState } from '../store/webhook-deliveries.js';
+import type { DeliveryRecord, DeliveryState, RecordedRun } from '../store/webhook-deliveries.js';
 import { createFloodGate } from './flood-gate.js';
 import { PROBE_INTERVAL_MS } from '../store/fault-gate.js';
 import { StoreUnavailableError } from '../store/store-fault.js';
@@ -121,16 +122,22 @@ export function createRunQueue(deps: RunQueueDeps) {
       deps.logger.info({ route: row.route, deliveryId: row.deliveryId }, `Webhook run interrupted by shutdown, queued again: ${row.route} ${row.deliveryId}`);
       return;
     }
-    // Recorded before delivery (after a crash it is delivered, never run again); kept through a store fault.
-    await deps.deliveries.recordRun(row.seq, { runId: result.runId, status: result.status, output: result.output, error: result.error });
+    const recorded = { runId: result.runId, status: result.status, output: result.output, ...(result.error !== undefined ? { error: result.error } : {}) };
+    // Before a send that must not happen twice the result is on record (after a crash it is
+    // delivered, never run again); kept through a store fault. A target that costs nothing to send
+    // again (log, local, origin) gets it with the final state instead: one write less per run, and
+    // after a crash the result is still taken from the runs table where it landed.
+    if (repeatableTarget(row.target)) return deliverRun(row, result, recorded);
+    await deps.deliveries.recordRun(row.seq, recorded);
     await deliverRun(row, result);
   }
 
-  async function deliverRun(row: DeliveryRecord, run: Pick<RunResult, 'runId' | 'status' | 'output' | 'error'>): Promise<void> {
+  /** `unrecorded`: the run's result, to be written with the final state (not recorded before). */
+  async function deliverRun(row: DeliveryRecord, run: Pick<RunResult, 'runId' | 'status' | 'output' | 'error'>, unrecorded?: RecordedRun): Promise<void> {
     const failed = run.status !== 'ok';
     const silent = silentReason({ ok: !failed, output: run.output });
     if (silent) {
-      await finish(row, { runId: run.runId, runStatus: run.status }, 'silent', { ok: true, detail: silent });
+      await finish(row, { runId: run.runId, runStatus: run.status }, 'silent', { ok: true, detail: silent }, unrecorded);
       return;
     }
     const output = failed ? [run.output, `Run ${run.status}: ${run.error ?? 'no detail'}`].filter(Boolean).join('\n\n') : run.output;
@@ -141,12 +148,12 @@ export function createRunQueue(deps: RunQueueDeps) {
       subject: { kind: 'webhook', route: row.route, deliveryId: row.deliveryId, event: row.event },
       failed,
     });
-    await finish(row, { runId: run.runId, runStatus: run.status }, failed ? 'failed' : result.ok ? 'delivered' : 'delivery_failed', result);
+    await finish(row, { runId: run.runId, runStatus: run.status }, failed ? 'failed' : result.ok ? 'delivered' : 'delivery_failed', result, unrecorded);
   }
 
-  async function finish(row: DeliveryRecord, run: { runId: string | null; runStatus: string | null }, state: Exclude<DeliveryState, 'queued' | 'running'>, delivery: DeliveryResult): Promise<void> {
+  async function finish(row: DeliveryRecord, run: { runId: string | null; runStatus: string | null }, state: Exclude<DeliveryState, 'queued' | 'running'>, delivery: DeliveryResult, unrecorded?: RecordedRun): Promise<void> {
     const atMs = deps.now();
-    await deps.deliveries.finish(row.seq, state, delivery.ok ? delivery.detail : delivery.reason, atMs);
+    await deps.deliveries.finish(row.seq, state, delivery.ok ? delivery.detail : delivery.reason, atMs, unrecorded);
     const line = `Webhook ${row.route} delivery ${row.deliveryId}: ${state}${delivery.ok ? '' : ` (${delivery.reason})`}`;
     // The run's ok outcome is in this line (callerLogsOk): one line per delivery after the output's own.
     if (state === 'delivered' || state === 'silent') deps.logger.info({ route: row.route, deliveryId: row.deliveryId, state, runId: run.runId, ...PER_DELIVERY }, line);

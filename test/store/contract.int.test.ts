@@ -96,9 +96,13 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
     const recovered = await deliveries.recover();
     expect(recovered.requeued).toBe(1);
     expect(recovered.undelivered.map((record) => record.deliveryId)).toEqual(['q-2']);
-    expect((await deliveries.claimNext(10_000))!.deliveryId).toBe('q-3');
+    const last = await deliveries.claimNext(10_000);
+    expect(last!.deliveryId).toBe('q-3');
     expect(await deliveries.claimNext(11_000)).toBeUndefined();
-    expect(await deliveries.counts()).toEqual({ queued: 0, running: 2, delivered: 1, silent: 0, failed: 0, delivery_failed: 0 });
+    // A run result not recorded before its delivery (a repeatable target) goes with the final state.
+    await deliveries.finish(last!.seq, 'delivered', 'written to the log', 12_000, { runId: 'run-3', status: 'ok', output: 'once' });
+    expect(await deliveries.get(last!.seq)).toMatchObject({ state: 'delivered', runId: 'run-3', runStatus: 'ok', output: 'once', deliveryDetail: 'written to the log' });
+    expect(await deliveries.counts()).toEqual({ queued: 0, running: 1, delivered: 2, silent: 0, failed: 0, delivery_failed: 0 });
   });
 
   it('hands each queued delivery to one claimer when three nodes claim at once', async () => {

@@ -182,6 +182,34 @@ describe('webhook run queue (real runner)', () => {
     expect(second.runs.recent()).toEqual([]);
   });
 
+  it('a local delivery gets its run result with its final state; after a crash before that, the result comes from the runs table, not a new run', async () => {
+    const home = tempHome();
+    const routes = { r: { secret: SECRET, prompt: 'job', deliver: 'local' } };
+    const first = await started({ home, routes });
+    const id = await first.send('r', {});
+    await waitUntil(() => first.completed.length === 1);
+    expect(first.deliveries.findByDeliveryId(id)).toMatchObject({ state: 'delivered', runId: first.completed[0]!.runId, runStatus: 'ok' });
+    await first.stop();
+    // What a crash leaves: the run finished and is in the runs table; the delivery row is still running, without the result.
+    const store = makeWebhookGateway(home, { routes }).store;
+    const deliveries = createDeliveryStore(store);
+    const startedAtMs = Date.now();
+    deliveries.accept({ route: 'r', deliveryId: 'cut', event: 'push', headers: {}, body: Buffer.from('{}'), prompt: 'job', skills: [], target: 'local', targetExtra: {}, receivedAtMs: startedAtMs });
+    const claimed = deliveries.claimNext(startedAtMs)!;
+    const runs = createRunStore(store);
+    runs.started({ id: 'run-cut', origin: 'webhook:r:cut', provider: 'dry-run', systemPrompt: '', prompt: 'job', startedAtMs });
+    runs.finished({ runId: 'run-cut', status: 'ok', output: 'finished before the crash', steps: 1, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, startedAtMs, finishedAtMs: startedAtMs + 1 });
+    expect(deliveries.get(claimed.seq)).toMatchObject({ state: 'running', runId: null });
+    await store.committed();
+    store.close();
+
+    const second = await started({ home, routes });
+    await waitUntil(() => second.completed.length === 1);
+    expect(second.deliveries.findByDeliveryId('cut')).toMatchObject({ state: 'delivered', runId: 'run-cut', output: 'finished before the crash' });
+    expect(fs.readFileSync(path.join(home.root, 'deliveries', 'r', 'cut.md'), 'utf8')).toBe('finished before the crash\n');
+    expect(second.runs.recent().filter((run) => run.origin === 'webhook:r:cut')).toHaveLength(1); // not run again
+  });
+
   it('after a crash between the send and its record, records the delivery as delivered without sending it again', async () => {
     const home = tempHome();
     const routes = { r: { secret: SECRET, prompt: 'job', deliver: 'local' } };

@@ -43,8 +43,13 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
     async recordRun(seq, run) {
       await store.query('UPDATE webhook_deliveries SET run_id = $1, run_status = $2, output = $3, error = $4 WHERE id = $5', [run.runId, run.status, run.output, run.error ?? null, seq]);
     },
-    async finish(seq, state, detail, now) {
-      await store.query('UPDATE webhook_deliveries SET state = $1, delivery_detail = $2, finished_at_ms = $3 WHERE id = $4', [state, detail, now, seq]);
+    async finish(seq, state, detail, now, run) {
+      if (run) {
+        await store.query('UPDATE webhook_deliveries SET state = $1, delivery_detail = $2, finished_at_ms = $3, run_id = $4, run_status = $5, output = $6, error = $7 WHERE id = $8',
+          [state, detail, now, run.runId, run.status, run.output, run.error ?? null, seq]);
+      } else {
+        await store.query('UPDATE webhook_deliveries SET state = $1, delivery_detail = $2, finished_at_ms = $3 WHERE id = $4', [state, detail, now, seq]);
+      }
     },
     async requeue(seq) {
       await store.query(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE id = $1 AND state = 'running'`, [seq]);
