@@ -67,8 +67,6 @@ export async function createOAuthProvider(deps: OAuthProviderDeps) {
   let lastClientId: string | undefined;
   let refused = await store.documentRefused();
   let discovery: OAuthDiscoveryState | undefined = mode.kind === 'headless' ? (await store.readTokenFile()).discovery : undefined;
-  /** The access token the transport last sent: a 401 for it, when the store already holds another, needs no refresh. */
-  let lastSent: string | undefined;
 
   // The SDK reads `clientMetadataUrl` synchronously: the marker is read when the provider is made.
   const documentUrl = (): string | undefined => (oauth.cimd && !refused ? oauth.clientMetadataUrl : undefined);
@@ -109,11 +107,9 @@ export async function createOAuthProvider(deps: OAuthProviderDeps) {
       lastClientId = info.client_id;
     },
 
-    async tokens(ctx?: unknown): Promise<StoredOAuthTokens | undefined> {
+    async tokens(): Promise<StoredOAuthTokens | undefined> {
       if (mode.kind === 'login') return freshTokens;
       const saved = (await store.readTokenFile()).tokens;
-      // Without ctx: the transport's read for the request it is about to send.
-      if (ctx === undefined) lastSent = saved?.access_token;
       return saved ? fromSaved(saved, deps.now()) : undefined;
     },
     async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
@@ -191,28 +187,38 @@ export async function createOAuthProvider(deps: OAuthProviderDeps) {
     tokenEndpoint: (): string | undefined => discovery?.authorizationServerMetadata?.token_endpoint,
     discovery: () => discovery,
     /** The fetch for the transport: refreshes one at a time (see guardRefresh). */
-    guardRefresh: (fetch: FetchFn): FetchFn => (mode.kind === 'login' ? fetch : guardRefresh({ fetch, store, server, logger, now: deps.now, lastSent: () => lastSent })),
+    guardRefresh: (fetch: FetchFn): FetchFn => (mode.kind === 'login' ? fetch : guardRefresh({ fetch, store, server, logger, now: deps.now })),
   };
 }
 
 /**
- * One refresh at a time per server (issue #19). The SDK refreshes inside `auth()`: `tokens()`, then
- * a POST with `grant_type=refresh_token` through our fetch, then `saveTokens()`. That POST runs in the
- * store's `exclusive` (the row lock in PostgreSQL): the row is read again, and when it holds an access
- * token other than the one our 401 was for (another node refreshed meanwhile), that answer is returned
- * as the token endpoint's, without a call; a refresh token may be single-use. Otherwise the refresh is
- * made and saved before the lock is released.
+ * One refresh at a time per server (issue #19). The SDK refreshes inside `auth()` after a 401:
+ * `tokens()`, then a POST with `grant_type=refresh_token` through our fetch, then `saveTokens()`.
+ * This fetch notes which access tokens were answered 401, and runs that POST in the store's
+ * `exclusive` (the row lock in PostgreSQL). There the row is read again: when it holds an access
+ * token that was not refused (another node, or another request of this one, refreshed meanwhile),
+ * that is returned as the token endpoint's answer without a call, since a refresh token may be
+ * single-use. Otherwise the refresh is made and saved before the lock is released.
  */
-function guardRefresh(deps: { fetch: FetchFn; store: TokenStore; server: string; logger: Logger; now: () => number; lastSent: () => string | undefined }): FetchFn {
+function guardRefresh(deps: { fetch: FetchFn; store: TokenStore; server: string; logger: Logger; now: () => number }): FetchFn {
   const { fetch, store } = deps;
+  const refused: string[] = [];
   return async (url, init) => {
     const params = init?.body instanceof URLSearchParams ? init.body : undefined;
-    if ((init?.method ?? 'GET').toUpperCase() !== 'POST' || params?.get('grant_type') !== 'refresh_token') return fetch(url, init);
+    if ((init?.method ?? 'GET').toUpperCase() !== 'POST' || params?.get('grant_type') !== 'refresh_token') {
+      const response = await fetch(url, init);
+      const bearer = /^Bearer (.+)$/i.exec(new Headers(init?.headers).get('authorization') ?? '')?.[1];
+      if (response.status === 401 && bearer && !refused.includes(bearer)) {
+        refused.push(bearer);
+        if (refused.length > 16) refused.shift();
+      }
+      return response;
+    }
     return store.exclusive(async (current, save) => {
       const stored = current.tokens;
       const expired = stored?.expires_at !== undefined && Date.parse(stored.expires_at) <= deps.now();
-      if (stored?.access_token && stored.access_token !== deps.lastSent() && !expired) {
-        deps.logger.info(`server ${deps.server}: OAuth tokens already refreshed elsewhere; using them`);
+      if (stored?.access_token && !refused.includes(stored.access_token) && !expired) {
+        deps.logger.info(`server ${deps.server}: OAuth tokens were refreshed elsewhere meanwhile; using them`);
         const { issuer: _issuer, ...answer } = fromSaved(stored, deps.now());
         return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
       }
