@@ -191,6 +191,9 @@ export async function createOAuthProvider(deps: OAuthProviderDeps) {
   };
 }
 
+/** How long a refresh may hold the server's lock at the token endpoint. */
+const REFRESH_TIMEOUT_MS = 30_000;
+
 /**
  * One refresh at a time per server (issue #19). The SDK refreshes inside `auth()` after a 401:
  * `tokens()`, then a POST with `grant_type=refresh_token` through our fetch, then `saveTokens()`.
@@ -222,7 +225,11 @@ function guardRefresh(deps: { fetch: FetchFn; store: TokenStore; server: string;
         const { issuer: _issuer, ...answer } = fromSaved(stored, deps.now());
         return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
       }
-      const response = await fetch(url, init);
+      // An expired answer of another refresh: its refresh token replaced ours, which may be spent.
+      if (stored?.refresh_token) params.set('refresh_token', stored.refresh_token);
+      // The row stays locked until this answers: bounded, so a hung token endpoint cannot hold every node.
+      const signal = init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(REFRESH_TIMEOUT_MS)]) : AbortSignal.timeout(REFRESH_TIMEOUT_MS);
+      const response = await fetch(url, { ...init, signal });
       if (!response.ok) return response; // the SDK reads the error (invalid_grant: log in again)
       const answer = await response.clone().json().catch(() => undefined) as Partial<StoredOAuthTokens> | undefined;
       if (typeof answer?.access_token === 'string' && typeof answer.token_type === 'string') {
