@@ -40,7 +40,8 @@ export interface TokenStore {
   /**
    * Runs `work` as the only refresh of this server's tokens: in PostgreSQL under the row's lock
    * (`SELECT ... FOR UPDATE`), so nodes refreshing together take turns and each sees what the one
-   * before it saved. `save` writes within the same lock. The files take no lock (one gateway per home).
+   * before it saved. `save` writes within the same lock. The files take turns within this store only
+   * (one gateway per home).
    */
   exclusive<T>(work: (current: TokenFile, save: (next: TokenFile) => Promise<void>) => Promise<T>): Promise<T>;
 }
@@ -97,6 +98,8 @@ export function createFileTokenStore(dir: string, server: string): TokenStore {
 
   const readTokenFile = (): TokenFile => readJson<TokenFile>(files.tokens) ?? {};
   const writeTokenFile = (next: TokenFile): void => write(files.tokens, `${JSON.stringify(next, undefined, 2)}\n`);
+  /** Refreshes of this connection take turns (two requests answered 401 together refresh once). */
+  let turn: Promise<unknown> = Promise.resolve();
 
   return {
     where: files,
@@ -110,7 +113,11 @@ export function createFileTokenStore(dir: string, server: string): TokenStore {
     writeMarker: async (reason) => write(files.marker, `${reason}\n`),
     clearMarker: async () => fs.rmSync(files.marker, { force: true }),
     version: async () => mtimeOf(files.tokens),
-    exclusive: (work) => work(readTokenFile(), async (next) => writeTokenFile(next)),
+    exclusive(work) {
+      const run = turn.then(() => work(readTokenFile(), async (next) => writeTokenFile(next)));
+      turn = run.catch(() => undefined);
+      return run;
+    },
   };
 }
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../source/config/types.js';
-import { tokensDirOf } from '../../source/mcp/token-store.js';
+import { fileTokenStores, tokensDirOf, type TokenStore } from '../../source/mcp/token-store.js';
 import { pgTokenStores } from '../../source/store/pg/mcp-oauth.js';
 import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
 import { usePostgres } from '../helpers/cluster.js';
@@ -56,6 +56,33 @@ function expectNoSecrets(logs: string[], secrets: Array<string | undefined>): vo
 }
 
 describe('MCP OAuth tokens in PostgreSQL (cluster mode)', () => {
+  it('the PostgreSQL store keeps what the files keep: tokens, registration, marker; the version moves with token writes', async () => {
+    const pool = await openPgStore(await postgres().freshDatabase());
+    cleanups.push(() => pool.close());
+    const stores: Array<[string, TokenStore]> = [['files', fileTokenStores(tokensDirOf(tempHome().root)).of('a/b')], ['postgres', pgTokenStores(pool).of('a/b')]];
+    for (const [kind, store] of stores) {
+      expect(await store.readTokenFile(), kind).toEqual({});
+      expect(await store.hasRegistration(), kind).toBe(false);
+      const v0 = await store.version();
+      await store.updateTokenFile((file) => ({ ...file, tokens: { access_token: 'at', token_type: 'Bearer', expires_at: '2030-01-01T00:00:00.000Z' }, pendingScope: 'mcp' }));
+      const v1 = await store.version();
+      expect(v1, kind).not.toBe(v0);
+      expect(await store.readTokenFile(), kind).toEqual({ tokens: { access_token: 'at', token_type: 'Bearer', expires_at: '2030-01-01T00:00:00.000Z' }, pendingScope: 'mcp' });
+      await store.writeRegistration({ client_id: 'c1', client_secret: 's1' });
+      expect(await store.readRegistration(), kind).toEqual({ client_id: 'c1', client_secret: 's1' });
+      await store.removeRegistration();
+      expect(await store.hasRegistration(), kind).toBe(false);
+      await store.writeMarker('invalid_client');
+      expect(await store.documentRefused(), kind).toBe(true);
+      await store.clearMarker();
+      expect(await store.documentRefused(), kind).toBe(false);
+      expect(await store.version(), kind).toBe(v1); // only token writes count (the files' mtime)
+      await store.exclusive((current, save) => save({ ...current, pendingScope: undefined }));
+      expect(await store.readTokenFile(), kind).toEqual({ tokens: { access_token: 'at', token_type: 'Bearer', expires_at: '2030-01-01T00:00:00.000Z' } });
+      expect(store.where.marker, kind).toContain(kind === 'files' ? 'a%2Fb.cimd-off' : 'mcp_oauth row of server a/b');
+    }
+  });
+
   it('a login on one node serves the others: one waiting for a login connects, a new one connects without its own login; no token files', async () => {
     const p = await peers();
     const url = await postgres().freshDatabase();
