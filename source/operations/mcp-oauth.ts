@@ -50,7 +50,9 @@ export async function startServerLogin(home: HomeLayout, name: string, options: 
  * else the home's `mcp-tokens` folder. Close it when done.
  */
 export async function openTokenStores(home: HomeLayout, values: ConfigFile): Promise<{ tokens: TokenStores; close(): Promise<void> }> {
-  const url = databaseUrl(values);
+  // Only OAuth servers need the database: `mcp list` of stdio servers works while it is away.
+  const oauth = Object.values(values.mcp_servers ?? {}).some((entry) => (entry as { auth?: unknown }).auth === 'oauth');
+  const url = oauth ? databaseUrl(values) : null;
   if (url) return (await import('../store/shared-store.js')).openSharedTokens(url);
   const { fileTokenStores, tokensDirOf } = await import('../mcp/token-store.js');
   return { tokens: fileTokenStores(tokensDirOf(home.root)), close: async () => {} };

@@ -64,4 +64,19 @@ describe('MCP OAuth tokens shared by gateways on one PostgreSQL', () => {
     expect(logs).toContain('MCP server srv ready');
     for (const secret of secrets) expect(logs).not.toContain(secret);
   });
+
+  it('mcp list needs the database only for OAuth servers; an unreachable one is named without its password', { timeout: 60_000 }, async () => {
+    const env = { SWITCHBOARD_DATABASE_URL: 'postgres://switchboard:hunter2-secret@127.0.0.1:1/switchboard' };
+    const plain = await runCli(['mcp', 'list', '--home', preparedHome().root], { env });
+    expect(`${plain.stdout}${plain.stderr}`).not.toContain('Cannot open the PostgreSQL store');
+    expect(plain.code).toBe(0);
+
+    const p = await startOAuthPeers();
+    cleanups.push(() => p.close());
+    const listed = await runCli(['mcp', 'list', '--home', oauthHome(p).root], { env });
+    const said = `${listed.stdout}${listed.stderr}`;
+    expect(said).toContain('Cannot open the PostgreSQL store at postgres://switchboard:***@127.0.0.1:1/switchboard');
+    expect(said).not.toContain('hunter2-secret');
+    expect(listed.code).not.toBe(0);
+  });
 });
