@@ -225,7 +225,7 @@ function guardRefresh(deps: { fetch: FetchFn; store: TokenStore; server: string;
         const { issuer: _issuer, ...answer } = fromSaved(stored, deps.now());
         return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
       }
-      // An expired answer of another refresh: its refresh token replaced ours, which may be spent.
+      // The row's refresh token: ours, unless another writer replaced it (then ours may be spent).
       if (stored?.refresh_token) params.set('refresh_token', stored.refresh_token);
       // The row stays locked until this answers: bounded, so a hung token endpoint cannot hold every node.
       const signal = init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(REFRESH_TIMEOUT_MS)]) : AbortSignal.timeout(REFRESH_TIMEOUT_MS);
