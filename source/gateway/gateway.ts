@@ -163,7 +163,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     homeRoot: config.home.root, logger, config: config.values, history: backends.outputDeliveries, events, now,
     ...(deps.mode === 'console' ? { origin: showInConsole } : {}),
   });
-  const mcp = createMcpComponent({ config, logger, events, tools: agentStack.tools, approvals: agentStack.approvals, model: agentStack.agent.model, now });
+  const mcp = createMcpComponent({ config, logger, events, tools: agentStack.tools, approvals: agentStack.approvals, model: agentStack.agent.model, now, ...(deps.cluster ? { tokens: deps.cluster.mcpTokens } : {}) });
   // No run of any origin starts before the MCP servers' first connection round has settled, so the
   // first runs see the same tools as the later ones (the listener accepts meanwhile).
   // Every run in flight can be cancelled by id (the console's x, `runs.cancel`), whatever started it.

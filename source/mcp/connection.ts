@@ -11,6 +11,7 @@ import { preflight } from './preflight.js';
 import type { ResolvedMcpServer } from './server-config.js';
 import { clientCapabilities, installServerRequestHandlers, type SampleFn } from './server-requests.js';
 import type { McpEra, McpSession } from './session.js';
+import type { TokenStores } from './token-store.js';
 import { createStderrRing, type StderrRing } from './stderr-ring.js';
 
 /**
@@ -41,8 +42,8 @@ export interface ConnectionDeps {
   server: ResolvedMcpServer;
   logger: Logger;
   logsDir?: string;
-  /** `<home>/mcp-tokens`: the token files of `auth: oauth` servers. */
-  tokensDir?: string;
+  /** Where `auth: oauth` servers' tokens live: `<home>/mcp-tokens`, or PostgreSQL in cluster mode. */
+  tokens?: TokenStores;
   approvals?: ApprovalRequester;
   sample?: SampleFn;
   now: () => number;
@@ -89,7 +90,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
     state = { ...state, status, reason, era: session?.era ?? state.era, protocolVersion: session?.protocolVersion ?? state.protocolVersion, updatedAtMs: deps.now() };
     deps.onState(state);
   };
-  const headlessOAuth = createHeadlessOAuth({ server, tokensDir: deps.tokensDir, logger, now: deps.now });
+  const headlessOAuth = createHeadlessOAuth({ server, tokens: deps.tokens, logger, now: deps.now });
   const later = (ms: number, fn: () => void) => {
     const timer = setTimeout(() => {
       timers.delete(timer);
@@ -126,13 +127,14 @@ export function createMcpConnection(deps: ConnectionDeps) {
           if (!checked.ok) throw new FatalConnectError(checked.reason);
         }
       }
-      if (server.auth === 'oauth' && !deps.tokensDir) throw new FatalConnectError(`server ${server.name}: auth: oauth needs a token folder (mcp-tokens)`);
+      if (server.auth === 'oauth' && !deps.tokens) throw new FatalConnectError(`server ${server.name}: auth: oauth needs a token store (mcp-tokens)`);
       const requestDeps = { server, approvals: deps.approvals, sample: deps.sample, now: deps.now };
       // Loaded on the first connect: a gateway without MCP servers never loads the MCP SDK.
       const { openSession } = await import('./session.js');
       stderrMark = stderr.mark();
+      const oauth = await headlessOAuth.transportAuth(http);
       const opened = openSession({
-        server, stderr, http, signal: controller.signal, oauth: headlessOAuth.transportAuth(http),
+        server, stderr, http, signal: controller.signal, oauth,
         capabilities: clientCapabilities(requestDeps),
         setup: (client) => installServerRequestHandlers(client, requestDeps),
         clientInfo: deps.clientInfo ?? { name: 'switchboard', version: '0.1.0' },
@@ -227,19 +229,20 @@ export function createMcpConnection(deps: ConnectionDeps) {
 
   /**
    * `needs-login` until tokens arrive: the console's `l` reconnects by itself, and a login from another
-   * process (`switchboard mcp login`) is seen when it rewrites the token file (checked every 2 s).
+   * process or node (`switchboard mcp login`) is seen when it rewrites the tokens (checked every 2 s).
    */
   function awaitLogin(reason: string): void {
     set('needs-login', reason);
     if (server.auth !== 'oauth') return; // new headers come with a config change, which replaces this connection
-    const tokensChanged = headlessOAuth.tokensChangedFromNow();
-    const check = () => {
+    const changed = headlessOAuth.tokensChangedFromNow();
+    const check = async () => {
       if (stopped || state.status !== 'needs-login') return;
-      if (!tokensChanged()) return later(LOGIN_CHECK_MS, check);
-      set('reconnecting', `server ${server.name}: new tokens on disk`);
+      if (!(await (await changed)())) return void later(LOGIN_CHECK_MS, () => void check());
+      if (stopped || state.status !== 'needs-login') return;
+      set('reconnecting', `server ${server.name}: new tokens ${deps.tokens?.kind === 'postgres' ? 'in the database' : 'on disk'}`);
       reconnect();
     };
-    later(LOGIN_CHECK_MS, check);
+    later(LOGIN_CHECK_MS, () => void check());
   }
 
   function handleConnectError(error: unknown): void {

@@ -6,6 +6,7 @@ import type { Component } from '../gateway/lifecycle.js';
 import type { GatewayEvents } from '../gateway/events.js';
 import { createMcpManager, mcpPaths, type McpReloadResult, type McpServerView } from './manager.js';
 import type { LoginHandle, LoginOptions } from './oauth-login.js';
+import type { TokenStores } from './token-store.js';
 import { createSampler } from './sampler.js';
 
 export interface McpCommands {
@@ -39,12 +40,15 @@ export function createMcpComponent(deps: {
   tools: ToolRegistry;
   approvals: ApprovalRequester;
   model: ResolvedModel;
+  /** Cluster mode: OAuth tokens in the shared PostgreSQL instead of `<home>/mcp-tokens`. */
+  tokens?: TokenStores;
   now?: () => number;
 }): { component: Component; commands: McpCommands; snapshot(): McpSnapshot; ready(): Promise<void> } {
   const manager = createMcpManager({
     registry: deps.tools,
     logger: deps.logger,
     ...mcpPaths(deps.config.home.root),
+    ...(deps.tokens ? { tokens: deps.tokens } : {}),
     approvals: deps.approvals,
     sample: createSampler(deps.model),
     now: deps.now,

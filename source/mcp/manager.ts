@@ -7,7 +7,7 @@ import { createMcpConnection, type ConnectionDeps, type McpConnection, type McpS
 import type { LoginHandle, LoginOptions } from './oauth-login.js';
 import { resolveMcpServers, type ResolvedMcpServer } from './server-config.js';
 import type { SampleFn } from './server-requests.js';
-import { tokensDirOf } from './token-store.js';
+import { fileTokenStores, tokensDirOf, type TokenStores } from './token-store.js';
 
 export interface McpServerView extends McpServerState {
   tools: CatalogEntry[];
@@ -26,6 +26,8 @@ export interface McpManagerDeps {
   mediaDir: string;
   /** `<home>/mcp-tokens`: OAuth token files; default next to `logsDir`. */
   tokensDir?: string;
+  /** Where OAuth tokens live instead of `tokensDir`: the cluster's PostgreSQL (docs/cluster.md). */
+  tokens?: TokenStores;
   approvals?: ApprovalRequester;
   sample?: SampleFn;
   now?: () => number;
@@ -49,7 +51,7 @@ export function createMcpManager(deps: McpManagerDeps) {
   const now = deps.now ?? Date.now;
   const connections = new Map<string, McpConnection>();
   const registered = new Map<string, CatalogEntry[]>();
-  const tokensDir = deps.tokensDir ?? tokensDirOf(path.dirname(deps.logsDir));
+  const tokens = deps.tokens ?? fileTokenStores(deps.tokensDir ?? tokensDirOf(path.dirname(deps.logsDir)));
 
   function register(server: ResolvedMcpServer, connection: McpConnection, discovery: Parameters<typeof buildCatalog>[0]): void {
     if (connections.get(server.name) !== connection) return;
@@ -76,7 +78,7 @@ export function createMcpManager(deps: McpManagerDeps) {
 
   function add(server: ResolvedMcpServer): McpConnection {
     const connection: McpConnection = createMcpConnection({
-      server, logger: deps.logger, logsDir: deps.logsDir, tokensDir, approvals: deps.approvals, sample: deps.sample, now, retry: deps.retry, backoff: deps.backoff,
+      server, logger: deps.logger, logsDir: deps.logsDir, tokens, approvals: deps.approvals, sample: deps.sample, now, retry: deps.retry, backoff: deps.backoff,
       onState: (state) => {
         if (['failed', 'degraded', 'reconnecting', 'needs-login'].includes(state.status)) deps.logger.warn(`MCP server ${state.name} ${state.status}: ${(state.reason ?? '').replace(`server ${state.name}: `, '')}`);
         deps.onStatusChanged?.(state);
@@ -154,7 +156,7 @@ export function createMcpManager(deps: McpManagerDeps) {
       let started: LoginHandle | undefined;
       // Loaded on first use, like the MCP SDK it needs: a gateway that never logs in never loads either.
       const done = import('./oauth-login.js').then(({ startLogin }) => {
-        started = startLogin({ ...options, server: existing.server, tokensDir, logger: deps.logger, now });
+        started = startLogin({ ...options, server: existing.server, tokens, logger: deps.logger, now });
         return started.done;
       }).then(async (result) => {
         if (connections.get(name) === existing) await manager.reconnect(name);

@@ -10,15 +10,17 @@ import { describeError } from './connect-errors.js';
 import { isModernOnlyRejection } from './era-errors.js';
 import { makeTransport, MODERN_VERSION, type McpEra } from './session.js';
 import { createStderrRing } from './stderr-ring.js';
-import { createTokenStore, type TokenStore } from './token-store.js';
+import { fileTokenStores, type TokenStore, type TokenStores } from './token-store.js';
 
 /** Spec 3.2 and 8: a login waits five minutes for the redirect. */
 export const LOGIN_WAIT_MS = 5 * 60_000;
 
 export interface LoginOptions {
   server: ResolvedMcpServer;
-  /** `$SWITCHBOARD_HOME/mcp-tokens`. */
-  tokensDir: string;
+  /** `$SWITCHBOARD_HOME/mcp-tokens` (used when `tokens` is not given). */
+  tokensDir?: string;
+  /** Where the tokens go: the files in `tokensDir`, or the cluster's PostgreSQL. */
+  tokens?: TokenStores;
   logger: Logger;
   now?: () => number;
   /** The authorization URL is ready: print it, open a browser. */
@@ -52,10 +54,12 @@ export function startLogin(options: LoginOptions): LoginHandle {
   let current: CallbackListener | undefined;
   const done = (async () => {
     if (server.transport === 'stdio' || !server.url) throw new Error(`server ${server.name}: OAuth login applies to HTTP servers (url) only`);
-    const store = createTokenStore(options.tokensDir, server.name);
-    const retryingDocument = store.documentRefused();
+    const stores = options.tokens ?? (options.tokensDir !== undefined ? fileTokenStores(options.tokensDir) : undefined);
+    if (!stores) throw new Error(`server ${server.name}: no token store for the login`);
+    const store = stores.of(server.name);
+    const retryingDocument = await store.documentRefused();
     if (retryingDocument) {
-      store.clearMarker();
+      await store.clearMarker();
       options.onNotice?.(`server ${server.name}: cleared the earlier refusal of the client metadata document; trying it again`);
     }
     const first = await attempt(options, store, retryingDocument, (listener) => (current = listener));
@@ -78,7 +82,7 @@ async function attempt(options: LoginOptions, store: TokenStore, retryingDocumen
   const now = options.now ?? Date.now;
   const oauth = server.oauth ?? resolveOAuth(undefined);
   const state = crypto.randomBytes(32).toString('base64url');
-  const listener = await openCallbackListener(choosePort(oauth, store, retryingDocument), state);
+  const listener = await openCallbackListener(await choosePort(oauth, store, retryingDocument), state);
   onListener(listener);
   const made = await createHttpClient(server);
   if (!made.ok) {
@@ -87,7 +91,7 @@ async function attempt(options: LoginOptions, store: TokenStore, retryingDocumen
   }
   const http = made.value;
   let authorizationUrl: URL | undefined;
-  const handle = createOAuthProvider({
+  const handle = await createOAuthProvider({
     server: server.name, oauth, store, logger, now,
     mode: { kind: 'login', redirectUrl: oauth.redirectUri ?? listener.redirectUrl, state, onAuthorizationUrl: (url) => (authorizationUrl = url) },
   });
@@ -126,14 +130,14 @@ async function attempt(options: LoginOptions, store: TokenStore, retryingDocumen
     const usedDocument = oauth.clientMetadataUrl !== undefined && authorizationUrl.searchParams.get('client_id') === oauth.clientMetadataUrl;
     options.onUrl(authorizationUrl.href, listener);
     const params = await waitForRedirect(listener, options, usedDocument ? oauth.clientMetadataUrl : undefined);
-    const refusedBefore = store.documentRefused();
+    const refusedBefore = await store.documentRefused();
     try {
       await (transport as unknown as { finishAuth(params: URLSearchParams): Promise<void> }).finishAuth(params);
     } catch (error) {
-      if (usedDocument && !refusedBefore && store.documentRefused()) return { kind: 'document-refused' };
+      if (usedDocument && !refusedBefore && (await store.documentRefused())) return { kind: 'document-refused' };
       throw describeAuthError(server.name, error);
     }
-    const saved = store.readTokenFile().tokens;
+    const saved = (await store.readTokenFile()).tokens;
     return { kind: 'done', result: { server: server.name, expiresAt: saved?.expires_at, usedDocument } };
   } finally {
     for (const { client, transport } of open) {
@@ -151,16 +155,16 @@ async function attempt(options: LoginOptions, store: TokenStore, retryingDocumen
  * marker), the cached metadata does not advertise the document, or no document is in play at all
  * (no `client_metadata_url`, or `cimd: false`).
  */
-export function choosePort(oauth: ResolvedOAuth, store: TokenStore, retryingDocument = false): PortChoice {
+export async function choosePort(oauth: ResolvedOAuth, store: TokenStore, retryingDocument = false): Promise<PortChoice> {
   if (oauth.redirectPort !== undefined) return { kind: 'fixed', port: oauth.redirectPort };
   const fixed = oauth.redirectUri ? loopbackPort(oauth.redirectUri) : undefined;
   if (fixed) return { kind: 'fixed', ...fixed };
   const overrides = overridesSet(oauth);
   if (overrides.length > 0) return { kind: 'random', why: `oauth.${overrides.join(', oauth.')} set` };
   if (!oauth.clientMetadataUrl || !oauth.cimd) return { kind: 'random', why: oauth.clientMetadataUrl ? 'oauth.cimd is false' : 'no oauth.client_metadata_url' };
-  if (store.documentRefused()) return { kind: 'random', why: `the authorization server refused the client metadata document (${store.files.marker})` };
-  if (store.hasRegistration() && !retryingDocument) return { kind: 'random', why: `a client registration exists (${store.files.client})` };
-  const metadata = store.readTokenFile().discovery?.authorizationServerMetadata;
+  if (await store.documentRefused()) return { kind: 'random', why: `the authorization server refused the client metadata document (${store.where.marker})` };
+  if ((await store.hasRegistration()) && !retryingDocument) return { kind: 'random', why: `a client registration exists (${store.where.client})` };
+  const metadata = (await store.readTokenFile()).discovery?.authorizationServerMetadata;
   if (metadata && !retryingDocument && metadata.client_id_metadata_document_supported !== true) return { kind: 'random', why: 'the cached authorization server metadata does not advertise client metadata documents' };
   return { kind: 'pinned' };
 }

@@ -4,7 +4,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { FetchFn } from './http-fetch.js';
 import { DEFAULT_CLIENT_NAME, type ResolvedOAuth } from './oauth-config.js';
-import { fromSaved, toSaved, type TokenStore } from './token-store.js';
+import { fromSaved, toSaved, type SavedTokens, type TokenStore } from './token-store.js';
 
 /** The server needs an interactive login; the gateway never opens a browser by itself. */
 export class NeedsLoginError extends Error {
@@ -55,15 +55,21 @@ export interface OAuthProviderDeps {
   mode: { kind: 'headless' } | { kind: 'login'; redirectUrl: string; state: string; onAuthorizationUrl(url: URL): void };
 }
 
-/** Our OAuthClientProvider (SDK v2): token files, CIMD or DCR (spec 5.3), the `.cimd-off` marker (spec 3.2). */
-export function createOAuthProvider(deps: OAuthProviderDeps) {
+/**
+ * Our OAuthClientProvider (SDK v2): tokens in a TokenStore (files, or PostgreSQL in cluster mode), CIMD or
+ * DCR (spec 5.3), the `cimd-off` marker (spec 3.2). Every read goes to the store, so a login or refresh
+ * made by another node or process is used at the next request; only the marker is read once per provider.
+ */
+export async function createOAuthProvider(deps: OAuthProviderDeps) {
   const { server, oauth, store, logger, mode } = deps;
   let verifier: string | undefined;
   let freshTokens: StoredOAuthTokens | undefined;
   let lastClientId: string | undefined;
-  let discovery: OAuthDiscoveryState | undefined = mode.kind === 'headless' ? store.readTokenFile().discovery : undefined;
+  let refused = await store.documentRefused();
+  let discovery: OAuthDiscoveryState | undefined = mode.kind === 'headless' ? (await store.readTokenFile()).discovery : undefined;
 
-  const documentUrl = (): string | undefined => (oauth.cimd && !store.documentRefused() ? oauth.clientMetadataUrl : undefined);
+  // The SDK reads `clientMetadataUrl` synchronously: the marker is read when the provider is made.
+  const documentUrl = (): string | undefined => (oauth.cimd && !refused ? oauth.clientMetadataUrl : undefined);
   // Headless needs some redirect URL for the SDK to take the authorization-code path; it is never used.
   const redirectUrl = mode.kind === 'login' ? mode.redirectUrl : 'http://127.0.0.1/callback';
 
@@ -85,45 +91,47 @@ export function createOAuthProvider(deps: OAuthProviderDeps) {
     },
     state: mode.kind === 'login' ? () => mode.state : undefined,
 
-    clientInformation(): StoredOAuthClientInformation | undefined {
+    async clientInformation(): Promise<StoredOAuthClientInformation | undefined> {
       // When the server takes documents, the document wins over an older DCR registration (spec 3.2: after
       // `mcp login` clears the marker, the document is tried again); undefined lets the SDK pick it.
       const documentFirst = documentUrl() !== undefined && discovery?.authorizationServerMetadata?.client_id_metadata_document_supported === true;
-      const info = configuredClient(oauth) ?? (documentFirst ? documentClient() : store.readRegistration() ?? documentClient());
+      const info = configuredClient(oauth) ?? (documentFirst ? await documentClient() : (await store.readRegistration()) ?? (await documentClient()));
       lastClientId = info?.client_id;
       if (!info && mode.kind === 'headless') throw new NeedsLoginError(server, 'not logged in (no client registration or tokens)');
       return info;
     },
-    saveClientInformation(info: StoredOAuthClientInformation): void {
+    async saveClientInformation(info: StoredOAuthClientInformation): Promise<void> {
       if (oauth.clientId !== undefined && info.client_id === oauth.clientId) return; // pre-registered in config.json
-      if (info.client_id === oauth.clientMetadataUrl) store.updateTokenFile((file) => ({ ...file, documentClient: info }));
-      else store.writeRegistration(info);
+      if (info.client_id === oauth.clientMetadataUrl) await store.updateTokenFile((file) => ({ ...file, documentClient: info }));
+      else await store.writeRegistration(info);
       lastClientId = info.client_id;
     },
 
-    tokens(): StoredOAuthTokens | undefined {
+    async tokens(): Promise<StoredOAuthTokens | undefined> {
       if (mode.kind === 'login') return freshTokens;
-      const saved = store.readTokenFile().tokens;
+      const saved = (await store.readTokenFile()).tokens;
       return saved ? fromSaved(saved, deps.now()) : undefined;
     },
-    saveTokens(tokens: StoredOAuthTokens): void {
-      const previous = mode.kind === 'login' ? undefined : store.readTokenFile().tokens;
+    async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
+      const previous = mode.kind === 'login' ? undefined : (await store.readTokenFile()).tokens;
       // A refresh answer without a new refresh token keeps the old one (spec 3.2).
       const kept = !tokens.refresh_token && previous?.refresh_token ? { ...tokens, refresh_token: previous.refresh_token } : tokens;
+      // Saved already, under the lock, by the refresh (guardRefresh): writing again could only put back older tokens.
+      if (previous && sameTokens(previous, kept)) return;
       if (mode.kind === 'login') freshTokens = kept;
-      store.updateTokenFile(({ pendingScope, ...file }) => ({
+      await store.updateTokenFile(({ pendingScope, ...file }) => ({
         ...file, tokens: toSaved(kept, deps.now()), discovery: discovery ?? file.discovery, ...(mode.kind === 'login' ? {} : { pendingScope }),
       }));
     },
 
-    redirectToAuthorization(url: URL): void {
+    async redirectToAuthorization(url: URL): Promise<void> {
       if (mode.kind === 'headless') {
         const scope = url.searchParams.get('scope');
-        if (scope) store.updateTokenFile((file) => ({ ...file, pendingScope: scope }));
+        if (scope) await store.updateTokenFile((file) => ({ ...file, pendingScope: scope }));
         throw new NeedsLoginError(server, 'authorization needed (no tokens, the refresh failed, or a wider scope is required)');
       }
       // A step-up recorded while headless: ask for its scope as well.
-      const wanted = unionScopes(url.searchParams.get('scope'), store.readTokenFile().pendingScope);
+      const wanted = unionScopes(url.searchParams.get('scope'), (await store.readTokenFile()).pendingScope);
       if (wanted) url.searchParams.set('scope', wanted);
       mode.onAuthorizationUrl(url);
     },
@@ -140,33 +148,35 @@ export function createOAuthProvider(deps: OAuthProviderDeps) {
     },
     discoveryState: () => discovery,
 
-    invalidateCredentials(scope): void {
-      if (scope === 'client' || scope === 'all') dropClient();
+    async invalidateCredentials(scope): Promise<void> {
+      if (scope === 'client' || scope === 'all') await dropClient();
       if (scope === 'tokens' || scope === 'all') {
         freshTokens = undefined;
-        store.updateTokenFile(({ tokens: _dropped, ...rest }) => rest);
+        await store.updateTokenFile(({ tokens: _dropped, ...rest }) => rest);
       }
       if (scope === 'discovery' || scope === 'all') {
         discovery = undefined;
-        store.updateTokenFile(({ discovery: _dropped, ...rest }) => rest);
+        await store.updateTokenFile(({ discovery: _dropped, ...rest }) => rest);
       }
     },
   };
 
-  function documentClient(): StoredOAuthClientInformation | undefined {
+  async function documentClient(): Promise<StoredOAuthClientInformation | undefined> {
     const url = documentUrl();
-    const saved = store.readTokenFile().documentClient;
-    return url && saved?.client_id === url ? saved : undefined;
+    if (!url) return undefined;
+    const saved = (await store.readTokenFile()).documentClient;
+    return saved?.client_id === url ? saved : undefined;
   }
 
   /** The token endpoint refused our client: a refused document means the marker and DCR from then on. */
-  function dropClient(): void {
+  async function dropClient(): Promise<void> {
     if (lastClientId !== undefined && lastClientId === oauth.clientMetadataUrl) {
-      logger.warn(`server ${server}: the authorization server refused the client metadata document ${lastClientId} (invalid_client); using dynamic client registration from now on (marker ${store.files.marker}; switchboard mcp login ${server} tries the document again)`);
-      store.writeMarker(`invalid_client for ${lastClientId} at ${new Date(deps.now()).toISOString()}`);
-      store.updateTokenFile(({ documentClient: _dropped, ...rest }) => rest);
+      logger.warn(`server ${server}: the authorization server refused the client metadata document ${lastClientId} (invalid_client); using dynamic client registration from now on (marker ${store.where.marker}; switchboard mcp login ${server} tries the document again)`);
+      await store.writeMarker(`invalid_client for ${lastClientId} at ${new Date(deps.now()).toISOString()}`);
+      refused = true;
+      await store.updateTokenFile(({ documentClient: _dropped, ...rest }) => rest);
     } else if (lastClientId !== undefined && lastClientId !== oauth.clientId) {
-      store.removeRegistration();
+      await store.removeRegistration();
     }
     lastClientId = undefined;
   }
@@ -176,9 +186,70 @@ export function createOAuthProvider(deps: OAuthProviderDeps) {
     /** The token endpoint once discovery found it (for the `user_agent` fetch). */
     tokenEndpoint: (): string | undefined => discovery?.authorizationServerMetadata?.token_endpoint,
     discovery: () => discovery,
+    /** The fetch for the transport: refreshes one at a time (see guardRefresh). */
+    guardRefresh: (fetch: FetchFn): FetchFn => (mode.kind === 'login' ? fetch : guardRefresh({ fetch, store, server, logger, now: deps.now })),
   };
 }
 
+/** How long a refresh may hold the server's lock at the token endpoint. */
+const REFRESH_TIMEOUT_MS = 30_000;
+
+/**
+ * One refresh at a time per server (issue #19). The SDK refreshes inside `auth()` after a 401:
+ * `tokens()`, then a POST with `grant_type=refresh_token` through our fetch, then `saveTokens()`.
+ * This fetch notes which access tokens were answered 401, and runs that POST in the store's
+ * `exclusive` (the row lock in PostgreSQL). There the row is read again: when it holds an access
+ * token that was not refused (another node, or another request of this one, refreshed meanwhile),
+ * that is returned as the token endpoint's answer without a call, since a refresh token may be
+ * single-use. Otherwise the refresh is made and saved before the lock is released.
+ */
+function guardRefresh(deps: { fetch: FetchFn; store: TokenStore; server: string; logger: Logger; now: () => number }): FetchFn {
+  const { fetch, store } = deps;
+  const refused: string[] = [];
+  return async (url, init) => {
+    const params = init?.body instanceof URLSearchParams ? init.body : undefined;
+    if ((init?.method ?? 'GET').toUpperCase() !== 'POST' || params?.get('grant_type') !== 'refresh_token') {
+      const response = await fetch(url, init);
+      const bearer = /^Bearer (.+)$/i.exec(new Headers(init?.headers).get('authorization') ?? '')?.[1];
+      if (response.status === 401 && bearer && !refused.includes(bearer)) {
+        refused.push(bearer);
+        if (refused.length > 16) refused.shift();
+      }
+      return response;
+    }
+    return store.exclusive(async (current, save) => {
+      const stored = current.tokens;
+      const expired = stored?.expires_at !== undefined && Date.parse(stored.expires_at) <= deps.now();
+      if (stored?.access_token && !refused.includes(stored.access_token) && !expired) {
+        deps.logger.info(`server ${deps.server}: OAuth tokens were refreshed elsewhere meanwhile; using them`);
+        const { issuer: _issuer, ...answer } = fromSaved(stored, deps.now());
+        return new Response(JSON.stringify(answer), { status: 200, headers: { 'content-type': 'application/json' } });
+      }
+      // The row's refresh token: ours, unless another writer replaced it (then ours may be spent).
+      if (stored?.refresh_token) params.set('refresh_token', stored.refresh_token);
+      // The row stays locked until this answers: bounded, so a hung token endpoint cannot hold every node.
+      const signal = init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(REFRESH_TIMEOUT_MS)]) : AbortSignal.timeout(REFRESH_TIMEOUT_MS);
+      const response = await fetch(url, { ...init, signal });
+      if (!response.ok) return response; // the SDK reads the error (invalid_grant: log in again)
+      const answer = await response.clone().json().catch(() => undefined) as Partial<StoredOAuthTokens> | undefined;
+      if (typeof answer?.access_token === 'string' && typeof answer.token_type === 'string') {
+        const refreshed = pickTokens({ ...answer, refresh_token: answer.refresh_token ?? params.get('refresh_token') ?? undefined, issuer: stored?.issuer });
+        await save({ ...current, tokens: toSaved(refreshed, deps.now()) });
+      }
+      return response;
+    });
+  };
+}
+
+/** The token response's fields we keep (never whatever else an authorization server adds). */
+function pickTokens(answer: Partial<StoredOAuthTokens>): StoredOAuthTokens {
+  const keys = ['access_token', 'token_type', 'expires_in', 'scope', 'refresh_token', 'id_token', 'issuer'] as const;
+  return Object.fromEntries(keys.filter((key) => answer[key] !== undefined).map((key) => [key, answer[key]])) as unknown as StoredOAuthTokens;
+}
+
+function sameTokens(saved: SavedTokens, next: StoredOAuthTokens): boolean {
+  return saved.access_token === next.access_token && saved.refresh_token === next.refresh_token && saved.issuer === next.issuer;
+}
 
 function unionScopes(...scopes: Array<string | null | undefined>): string | undefined {
   const all = [...new Set(scopes.flatMap((s) => (s ? s.split(/\s+/) : [])).filter(Boolean))];

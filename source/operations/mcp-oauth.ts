@@ -2,14 +2,17 @@ import fs from 'node:fs';
 import tls from 'node:tls';
 import type { HomeLayout } from '../config/home.js';
 import { loadOrCreateConfig, resolveConfig } from '../config/load.js';
+import type { ConfigFile } from '../config/types.js';
 import type { MetadataCheck } from '../mcp/client-metadata-check.js';
 import type { LoginHandle, LoginOptions } from '../mcp/oauth-login.js';
 import type { ResolvedMcpServer } from '../mcp/server-config.js';
+import type { TokenStores } from '../mcp/token-store.js';
+import { databaseUrl } from '../store/database-url.js';
 import { OperatorError } from './errors.js';
 
 /**
  * The OAuth commands that run in the operator's own process (`mcp login` needs the browser and the
- * terminal where the operator is; the running gateway picks the token file up by itself).
+ * terminal where the operator is; the running gateway picks the new tokens up by itself).
  */
 export { checkClientMetadataUrl, clientMetadataDocument } from '../mcp/oauth-config.js';
 
@@ -25,17 +28,34 @@ export interface ServerLogin extends LoginHandle {
 
 /** Starts an OAuth login for an `auth: oauth` server of this home; `onWarning` hears configuration warnings. */
 export async function startServerLogin(home: HomeLayout, name: string, options: Pick<LoginOptions, 'onUrl' | 'onNotice' | 'signal'> & { onWarning(text: string): void }): Promise<ServerLogin> {
-  const { entry } = entryOf(home, name);
+  const { config, entry } = entryOf(home, name);
   if (!entry) throw new OperatorError('not_found', `No server "${name}" in mcp_servers of ${home.configFile}`, 'See the configured names: switchboard mcp list');
-  const [{ pino }, { resolveMcpServer }, { startLogin }, { tokensDirOf }] = await Promise.all([
-    import('pino'), import('../mcp/server-config.js'), import('../mcp/oauth-login.js'), import('../mcp/token-store.js'),
+  const [{ pino }, { resolveMcpServer }, { startLogin }] = await Promise.all([
+    import('pino'), import('../mcp/server-config.js'), import('../mcp/oauth-login.js'),
   ]);
   const warnings: string[] = [];
   const server = resolveMcpServer(name, entry, warnings, home.root);
   for (const warning of warnings) options.onWarning(warning);
   if (!server || server.auth !== 'oauth') throw new OperatorError('invalid', `server ${name} does not use OAuth`, `Set mcp_servers.${name}.auth to "oauth" on an HTTP (url) entry.`);
   const logger = pino({ level: 'warn' }, { write: (line: string) => options.onWarning((JSON.parse(line) as { msg: string }).msg) });
-  return { server, ...startLogin({ server, tokensDir: tokensDirOf(home.root), logger, ...options }) };
+  const stores = await openTokenStores(home, config.values);
+  const login = startLogin({ server, tokens: stores.tokens, logger, ...options });
+  return { server, offer: login.offer, done: login.done.finally(() => stores.close()) };
+}
+
+/**
+ * Where OAuth tokens live for a command in the operator's process: the cluster's PostgreSQL when
+ * `SWITCHBOARD_DATABASE_URL` or `store.url` names one (every gateway node reads them there; the
+ * command does not go through a running gateway, since the login needs this terminal and browser),
+ * else the home's `mcp-tokens` folder. Close it when done.
+ */
+export async function openTokenStores(home: HomeLayout, values: ConfigFile): Promise<{ tokens: TokenStores; close(): Promise<void> }> {
+  // Only OAuth servers need the database: `mcp list` of stdio servers works while it is away.
+  const oauth = Object.values(values.mcp_servers ?? {}).some((entry) => (entry as { auth?: unknown }).auth === 'oauth');
+  const url = oauth ? databaseUrl(values) : null;
+  if (url) return (await import('../store/shared-store.js')).openSharedTokens(url);
+  const { fileTokenStores, tokensDirOf } = await import('../mcp/token-store.js');
+  return { tokens: fileTokenStores(tokensDirOf(home.root)), close: async () => {} };
 }
 
 /** Fetches a client metadata document (the server's `oauth.client_metadata_url`, or `url`) and checks spec 5.3 item 3. */

@@ -3,30 +3,34 @@ import { createToolRegistry } from '../agent/tool-registry.js';
 import type { HomeLayout } from '../config/home.js';
 import { loadOrCreateConfig, resolveConfig } from '../config/load.js';
 import { createMcpManager, mcpPaths, type McpServerView } from '../mcp/manager.js';
+import type { TokenStores } from '../mcp/token-store.js';
+import { openTokenStores } from './mcp-oauth.js';
 
 /**
  * Connects MCP servers once from this process, reports, and closes them: `mcp list` while no
  * gateway runs, and `mcp test` (a probe of one server, even a disabled one). Warnings about the
  * configuration reach `onWarning`; per-server failures are in the views.
  */
-function probeManager(home: HomeLayout, onWarning: (message: string) => void) {
+function probeManager(home: HomeLayout, tokens: TokenStores, onWarning: (message: string) => void) {
   const logger = pino({ level: 'warn' }, {
     write(line: string) {
       const { msg } = JSON.parse(line) as { msg: string };
       if (!msg.startsWith('MCP server ')) onWarning(msg);
     },
   });
-  return createMcpManager({ registry: createToolRegistry(), logger, ...mcpPaths(home.root), retry: false });
+  return createMcpManager({ registry: createToolRegistry(), logger, ...mcpPaths(home.root), tokens, retry: false });
 }
 
 export async function probeServers(home: HomeLayout, onWarning: (message: string) => void = () => {}): Promise<McpServerView[]> {
   const config = resolveConfig(loadOrCreateConfig(home).file, home);
-  const manager = probeManager(home, onWarning);
+  const stores = await openTokenStores(home, config.values);
+  const manager = probeManager(home, stores.tokens, onWarning);
   try {
     await manager.start(config.values, { wait: true });
     return manager.list();
   } finally {
     await manager.stop();
+    await stores.close();
   }
 }
 
@@ -35,11 +39,13 @@ export async function probeServer(home: HomeLayout, name: string, onWarning: (me
   const config = resolveConfig(loadOrCreateConfig(home).file, home);
   const servers = config.values.mcp_servers ?? {};
   if (!Object.hasOwn(servers, name)) return undefined;
-  const manager = probeManager(home, onWarning);
+  const stores = await openTokenStores(home, config.values);
+  const manager = probeManager(home, stores.tokens, onWarning);
   try {
     await manager.start({ mcp_servers: { [name]: { ...servers[name]!, enabled: true } } }, { wait: true });
     return { view: manager.list()[0]!, stderr: manager.connection(name)?.stderrLines() ?? [] };
   } finally {
     await manager.stop();
+    await stores.close();
   }
 }

@@ -38,14 +38,26 @@ export async function startOAuthPeers(options: AuthServerOptions = {}) {
   const refused = new Set<string>();
   let documentCodes = 0;
   let stripRefreshTokens = false;
-  /** Refresh answers go out without a refresh_token (an AS that does not rotate and does not repeat it). */
-  const forwardWithoutRefreshToken = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+  /** Set while refreshes are held: each refresh request waits for it to resolve. */
+  let refreshGate: Promise<void> | undefined;
+  const counted = { refreshes: 0 };
+  /**
+   * Token requests read here, then passed on to oidc-provider: counted by grant, held while refreshes
+   * are held, and without a refresh_token in refresh answers when stripped (an AS that does not rotate
+   * and does not repeat it).
+   */
+  const forwardToken = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const body = await readBody(req);
+    const refresh = new URLSearchParams(body.toString()).get('grant_type') === 'refresh_token';
+    if (refresh) {
+      counted.refreshes += 1;
+      await refreshGate;
+    }
     const headers: Record<string, string> = { 'x-proxied': '1' };
     for (const name of ['content-type', 'authorization', 'user-agent', 'accept']) if (req.headers[name]) headers[name] = String(req.headers[name]);
     const answer = await fetch(`${issuer}/token`, { method: 'POST', headers, body });
     const json = (await answer.json()) as Record<string, unknown>;
-    if (new URLSearchParams(body.toString()).get('grant_type') === 'refresh_token') delete json.refresh_token;
+    if (stripRefreshTokens && refresh) delete json.refresh_token;
     send(res, answer.status, json);
   };
 
@@ -89,7 +101,7 @@ export async function startOAuthPeers(options: AuthServerOptions = {}) {
         res.writeHead(302, { location: back.href }).end();
         return;
       }
-      if (stripRefreshTokens && url.pathname === '/token' && req.method === 'POST' && !req.headers['x-proxied']) return forwardWithoutRefreshToken(req, res);
+      if ((stripRefreshTokens || refreshGate) && url.pathname === '/token' && req.method === 'POST' && !req.headers['x-proxied']) return forwardToken(req, res);
       // The token request that follows the document's authorization: refused (the body is left unread for oidc-provider).
       if (documentCodes > 0 && url.pathname === '/token' && req.method === 'POST') {
         documentCodes -= 1;
@@ -138,6 +150,14 @@ export async function startOAuthPeers(options: AuthServerOptions = {}) {
     /** This access token is refused from now on (the MCP server answers 401). */
     refuseToken: (token: string) => refused.add(token),
     stripRefreshTokens: () => (stripRefreshTokens = true),
+    /** From now on token requests are counted (`refreshes`), and refreshes wait until the returned release is called. */
+    holdRefreshes(): () => void {
+      let release!: () => void;
+      refreshGate = new Promise<void>((resolve) => (release = resolve));
+      return release;
+    },
+    /** Refresh requests seen since `holdRefreshes` or `stripRefreshTokens`. */
+    refreshes: () => counted.refreshes,
     close: async () => {
       for (const server of [asServer, mcpServer]) {
         server.closeAllConnections();

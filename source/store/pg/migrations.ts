@@ -305,4 +305,25 @@ export const pgMigrations: readonly Migration[] = [
       $$ LANGUAGE plpgsql;
     `,
   },
+  {
+    version: 9,
+    name: 'MCP OAuth state shared by the nodes',
+    // One row per MCP server: what a home keeps in mcp-tokens/<server>.json (tokens, document client,
+    // discovery, pending scope), <server>.client.json (registration) and <server>.cimd-off (cimd_off).
+    // version counts writes of the token columns: a node waiting for a login compares it, as the
+    // files' mtime. A refresh holds the row (SELECT ... FOR UPDATE) so nodes refresh one at a time.
+    sql: `
+      CREATE TABLE mcp_oauth (
+        server TEXT PRIMARY KEY,
+        tokens JSONB,
+        document_client JSONB,
+        discovery JSONB,
+        pending_scope TEXT,
+        registration JSONB,
+        cimd_off TEXT,
+        version BIGINT NOT NULL DEFAULT 0,
+        updated_at_ms BIGINT NOT NULL
+      );
+    `,
+  },
 ];
