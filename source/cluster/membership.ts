@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Component } from '../gateway/lifecycle.js';
 import type { NodeInfo, NodeView } from '../store/pg/nodes.js';
 import type { SharedStore } from '../store/shared-store.js';
+import { configWarning } from './nodes-table.js';
 
 export interface Membership extends Component {
   /** Every node the cluster has seen, with its state (`up`, `down`, `stopped`). */
@@ -25,12 +26,22 @@ export function createMembership(deps: {
   const { nodes, heartbeatMs } = deps.shared;
   let timer: NodeJS.Timeout | undefined;
   let beating: Promise<void> | undefined;
+  let configsDiffer: string | undefined;
+  // Said in the log (and so in every attached console) when it starts and when it ends, not only in
+  // `status` and /nodes, which an operator has to open.
+  const compareConfigs = async () => {
+    const warning = configWarning(await nodes.list());
+    if (warning && warning !== configsDiffer) deps.logger.warn(`Cluster: ${warning}`);
+    else if (!warning && configsDiffer) deps.logger.info('Cluster: the nodes that are up run the same config.json again');
+    configsDiffer = warning;
+  };
   const beat = async () => {
     const takenBy = await nodes.beat(deps.info());
     if (takenBy) {
       deps.logger.error(`Node ${takenBy} took this node for dead (no heartbeat for ${(3 * heartbeatMs) / 1000} s) and took over the work it held then: runs of that moment may run twice. This node goes on; give it more CPU or raise store.heartbeat_seconds`);
     }
     for (const silent of await nodes.claimSilent()) await deps.takeOver(silent);
+    await compareConfigs();
   };
   const tick = () => {
     beating ??= beat()
