@@ -5,7 +5,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     setupFiles: ['test/helpers/setup.ts'],
-    testTimeout: 30_000,
+    // A deadline for a test that hangs, not a speed check: tests that start a dozen CLI processes in
+    // a row take 20 s on a busy machine, and two files run at once (below).
+    testTimeout: 60_000,
     hookTimeout: 30_000,
     pool: 'forks',
     // Vitest's default is one file at a time on two CPUs (CPUs - 1). Many files here mostly wait on
