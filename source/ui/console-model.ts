@@ -17,7 +17,10 @@ export interface LinkView {
 export interface ConsoleState extends Omit<GatewayState, 'gateway' | 'runsInFlight'> {
   version: number;
   snapshot: GatewaySnapshot;
+  /** Every node's in cluster mode (the header). */
   runsInFlight: number;
+  /** Those of the gateway this console runs or is attached to (what quitting stops or leaves running). */
+  runsHere: number;
   /** Their ids (the X overlay). */
   runsInFlightIds: readonly string[];
   link: LinkView;
@@ -44,7 +47,8 @@ export function createConsoleModel(deps: { link: GatewayLink; flushMs?: number; 
 
   const build = (): ConsoleState => {
     const folded = read!.state();
-    return { ...folded, version, snapshot: folded.gateway, runsInFlight: folded.runsInFlight.length, runsInFlightIds: folded.runsInFlight, link: linkView };
+    return { ...folded, version, snapshot: folded.gateway, runsInFlight: folded.runsInFlight.length,
+      runsHere: folded.runNodes ? folded.runsInFlight.filter((runId) => !folded.runNodes![runId]).length : folded.runsInFlight.length, runsInFlightIds: folded.runsInFlight, link: linkView };
   };
 
   const flushMs = deps.flushMs ?? 33;
