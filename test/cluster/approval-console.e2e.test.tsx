@@ -71,12 +71,12 @@ describe('an approval across nodes', () => {
 
       await waitUntil(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE delivery_id = $1 AND state = 'delivered'`, [deliveryId])).rowCount === 1, 30_000, 'the run on node B delivered');
       expect(fs.existsSync(scratch)).toBe(false); // the command ran on node B, after the decision on node A
-      const { rows: [woke] } = await db.query<{ decided_at_ms: string; finished_at_ms: string; status: string; decided_by: string }>(
-        `SELECT a.decided_at_ms, c.finished_at_ms, a.status, a.decided_by FROM approvals a, run_tool_calls c WHERE a.id = $1 AND c.name = 'terminal'
-         ORDER BY c.finished_at_ms DESC LIMIT 1`, [asked!.id]);
+      const woke = await waitUntil(async () => (await db.query<{ decided_at_ms: string; finished_at_ms: string; status: string; decided_by: string }>(
+        `SELECT a.decided_at_ms, c.finished_at_ms, a.status, a.decided_by FROM approvals a, runs r, run_tool_calls c
+         WHERE a.id = $1 AND r.origin = a.origin AND c.run_id = r.id AND c.name = 'terminal'`, [asked!.id])).rows[0], 10_000, 'the tool call recorded');
       expect(woke).toMatchObject({ status: 'approved', decided_by: 'console' });
       // The decision on A woke the run on B at once: the 1 s poll it replaced took up to 1,000 ms more.
-      expect(Number(woke!.finished_at_ms) - Number(woke!.decided_at_ms)).toBeLessThan(600);
+      expect(Number(woke.finished_at_ms) - Number(woke.decided_at_ms)).toBeLessThan(600);
       // The decided row names the node whose run asked; B's run ended, and A's header follows.
       const after = await waitForFrame(view.lastFrame, (f) => f.includes('runs 0 ') && f.includes('approvals 0'), 10_000);
       expect(after).toMatch(new RegExp(`terminal +approved +\\d\\d:\\d\\d:\\d\\d @${nodeB}`));

@@ -2,13 +2,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attachLink } from '../../source/operations/connect.js';
+import { openPgStore } from '../../source/store/pg/pg-store.js';
 import { startScriptedModel } from '../fixtures/scripted-model.js';
 import { stopClis, type RunningCli } from '../helpers/cli.js';
 import { renderConsole } from '../helpers/console.js';
 import { preparedHome } from '../helpers/host.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
 import { startGatewayNode, usePostgres } from '../helpers/cluster.js';
-import { githubHeaders, SECRET } from '../helpers/webhooks.js';
+import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
 
 /** Issue #19: a console attached to one node counts and lists the runs in flight on every node. */
 const postgres = usePostgres();
@@ -42,7 +43,11 @@ describe('runs in flight across nodes', () => {
     const posted = await fetch(`${nodes[1]!.url}/webhooks/gh`, { method: 'POST', headers: { 'content-type': 'application/json', ...githubHeaders(SECRET, body, 'pull_request', 'held-on-b') }, body });
     expect(posted.status).toBe(202);
     await waitForFrame(view.lastFrame, (f) => f.includes('runs 1 '), 20_000);
-    expect(model.requests).toHaveLength(1); // node A runs nothing: the count is node B's run
+    const db = await openPgStore(url);
+    closers.push(() => db.close());
+    // Node A runs nothing: the count is node B's run.
+    const runs = await waitUntil(async () => { const { rows } = await db.query<{ node_id: string; status: string }>('SELECT node_id, status FROM runs'); return rows.length > 0 && rows; }, 10_000, 'the run recorded');
+    expect(runs).toEqual([{ node_id: nodeB, status: 'running' }]);
 
     view.stdin.write('X');
     const overlay = await waitForFrame(view.lastFrame, (f) => f.includes('Runs in flight (1)') && f.includes('webhook:gh'), 10_000);
