@@ -14,6 +14,8 @@ export const RELAYED_EVENTS: ReadonlySet<GatewayEvent['type']> = new Set(['webho
 const BATCH_MS = 50;
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
 const MAX_PAYLOAD = 7_500;
+/** A failed run's error as far as another node's console needs it (the whole of it is in the store). */
+const MAX_ERROR = 500;
 /** A node's heartbeat counts its runs; one this much later than a run's start that counts none says the run ended. */
 const BEAT_MARGIN_MS = 1_000;
 
@@ -22,7 +24,10 @@ type RunStarted = Extract<GatewayEvent, { type: 'run.started' }>['data'];
 /** What the other nodes need of a run event: no prompt, output or tool calls (they read the stored run). */
 function slim(event: GatewayEvent): GatewayEvent {
   if (event.type === 'run.started') return { type: event.type, data: { ...event.data, prompt: '' } };
-  if (event.type === 'run.finished') return { type: event.type, data: { ...event.data, output: '', toolCalls: [] } };
+  if (event.type === 'run.finished') {
+    const { error, ...data } = event.data;
+    return { type: event.type, data: { ...data, output: '', toolCalls: [], ...(error ? { error: error.slice(0, MAX_ERROR) } : {}) } };
+  }
   return event;
 }
 

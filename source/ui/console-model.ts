@@ -26,6 +26,13 @@ export interface ConsoleState extends Omit<GatewayState, 'gateway' | 'runsInFlig
   link: LinkView;
 }
 
+/** The runs in flight on the gateway itself, without those of other nodes (cluster mode). */
+function runsHere(state: GatewayState): number {
+  const elsewhere = state.runNodes;
+  if (!elsewhere || state.runsInFlight.length === 0) return state.runsInFlight.length;
+  return state.runsInFlight.filter((runId) => !elsewhere[runId]).length;
+}
+
 /** Changes folded into one frame that mark a flood (a webhook burst), not someone at the keyboard. */
 const FLOOD_CHANGES = 50;
 
@@ -48,7 +55,7 @@ export function createConsoleModel(deps: { link: GatewayLink; flushMs?: number; 
   const build = (): ConsoleState => {
     const folded = read!.state();
     return { ...folded, version, snapshot: folded.gateway, runsInFlight: folded.runsInFlight.length,
-      runsHere: folded.runNodes ? folded.runsInFlight.filter((runId) => !folded.runNodes![runId]).length : folded.runsInFlight.length, runsInFlightIds: folded.runsInFlight, link: linkView };
+      runsHere: runsHere(folded), runsInFlightIds: folded.runsInFlight, link: linkView };
   };
 
   const flushMs = deps.flushMs ?? 33;

@@ -40,6 +40,15 @@ describe('the event relay between nodes', () => {
     expect(JSON.stringify(events)).not.toMatch(/secret prompt|whole answer|"name":"t"/);
   });
 
+  it('cuts a failed run\'s long error, so its end fits in a notification', async () => {
+    const { relay, sent } = relayOn('node-a');
+    await relay.start();
+    relay.send({ type: 'run.finished', data: { runId: 'r1', origin: 'job:x', status: 'failed', output: '', steps: 1, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, error: 'e'.repeat(10_000), startedAtMs: 1, finishedAtMs: 2, node: 'node-a' } });
+    await relay.stop();
+    const [event] = (JSON.parse(sent[0]!) as { events: Array<{ data: { error: string } }> }).events;
+    expect(event!.data.error).toHaveLength(500);
+  });
+
   it('records other nodes\' runs with their node, hands approval notices on, and skips its own', async () => {
     const { relay, recorded, heard, receive } = relayOn('node-a');
     await relay.start();
