@@ -108,7 +108,8 @@ export function createEventRelay(deps: {
     },
     /** An approval request recorded or decided here: every other node reads it again now. */
     announceApproval(id: string): void {
-      publish(JSON.stringify({ node: deps.nodeId, approval: id }));
+      // With an empty `events`: a node not yet upgraded reads it as an empty batch, not as an unreadable one.
+      publish(JSON.stringify({ node: deps.nodeId, events: [], approval: id }));
     },
     /** True while runs of other nodes are counted here (then `sweep` has work). */
     hasRemoteRuns: () => remoteRuns.size > 0,

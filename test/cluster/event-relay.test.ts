@@ -33,7 +33,7 @@ describe('the event relay between nodes', () => {
     relay.send({ type: 'run.started', data: { runId: 'r1', origin: 'console', prompt: 'a long secret prompt', atMs: 1, node: 'node-a' } });
     relay.send({ type: 'run.finished', data: { runId: 'r1', origin: 'console', status: 'ok', output: 'the whole answer', steps: 1, toolCalls: [{ id: 'c', name: 't', args: {}, result: 'r', isError: false, startedAtMs: 1, finishedAtMs: 2 }], usage: { inputTokens: 1, outputTokens: 1 }, startedAtMs: 1, finishedAtMs: 2, node: 'node-a' } });
     relay.announceApproval('approval-1');
-    expect(sent).toEqual([JSON.stringify({ node: 'node-a', approval: 'approval-1' })]); // not held for the 50 ms batch
+    expect(sent).toEqual([JSON.stringify({ node: 'node-a', events: [], approval: 'approval-1' })]); // not held for the 50 ms batch
     await relay.stop(); // flushes the batch
     const events = (JSON.parse(sent[1]!) as { events: GatewayEvent[] }).events;
     expect(events.map((event) => event.type)).toEqual(['run.started', 'run.finished']);
