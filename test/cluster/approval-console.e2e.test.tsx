@@ -75,8 +75,10 @@ describe('an approval across nodes', () => {
         `SELECT a.decided_at_ms, c.finished_at_ms, a.status, a.decided_by FROM approvals a, runs r, run_tool_calls c
          WHERE a.id = $1 AND r.origin = a.origin AND c.run_id = r.id AND c.name = 'terminal'`, [asked!.id])).rows[0], 10_000, 'the tool call recorded');
       expect(woke).toMatchObject({ status: 'approved', decided_by: 'console' });
-      // The decision on A woke the run on B at once: the 1 s poll it replaced took up to 1,000 ms more.
-      expect(Number(woke.finished_at_ms) - Number(woke.decided_at_ms)).toBeLessThan(600);
+      // The decision on A woke the run on B by its notice: B's safety read alone comes up to 5,000 ms
+      // later (three rounds under 1,500 ms each: about 3 % by chance). The margin is the shell the
+      // command runs in, slow to start on a loaded machine.
+      expect(Number(woke.finished_at_ms) - Number(woke.decided_at_ms)).toBeLessThan(1_500);
       // The decided row names the node whose run asked; B's run ended, and A's header follows.
       const after = await waitForFrame(view.lastFrame, (f) => f.includes('runs 0 ') && f.includes('approvals 0'), 10_000);
       expect(after).toMatch(new RegExp(`terminal +approved +\\d\\d:\\d\\d:\\d\\d @${nodeB}`));
