@@ -19,8 +19,12 @@ export interface AgentStack {
   runs: Pick<RunRecorder, 'get' | 'settled'>;
 }
 
-/** Cluster mode: a waiting run reads its request's decision once a second (over the network, not a local file). */
-const CLUSTER_DECISION_POLL_MS = 1_000;
+/**
+ * Cluster mode: a decision taken on another node wakes the waiting run through its notification
+ * (`ApprovalQueue.heard`); this read of the decision is only the safety net for a notification lost
+ * while the channel between the nodes reconnects.
+ */
+const CLUSTER_DECISION_POLL_MS = 5_000;
 
 export interface AgentStackDeps {
   config: ResolvedConfig;
@@ -32,6 +36,8 @@ export interface AgentStackDeps {
   now?: () => number;
   /** Cluster mode: how often the approval requests of other nodes are read (ApprovalQueueDeps.othersEveryMs). */
   othersEveryMs?: number;
+  /** Cluster mode: tells the other nodes of requests recorded and decided here (ApprovalQueueDeps.announce). */
+  announce?: (id: string) => void;
 }
 
 /**
@@ -42,7 +48,7 @@ export function createAgentStack(deps: AgentStackDeps): AgentStack {
   const agent = resolveAgent(deps.config);
   const tools = createToolRegistry();
   tools.register(createTerminalTool({ workdir: agent.workdir, timeoutMs: agent.terminal.timeoutMs, approval: agent.terminal.approval, childrenDir: deps.config.home.childrenDir }));
-  const approvals = createApprovalQueue({ approvals: deps.approvals, logger: deps.logger, policy: deps.policy, timeoutMs: agent.approvals.timeoutMs, events: deps.events, now: deps.now, ...(deps.othersEveryMs ? { othersEveryMs: deps.othersEveryMs, pollIntervalMs: CLUSTER_DECISION_POLL_MS } : {}) });
+  const approvals = createApprovalQueue({ approvals: deps.approvals, logger: deps.logger, policy: deps.policy, timeoutMs: agent.approvals.timeoutMs, events: deps.events, now: deps.now, ...(deps.othersEveryMs ? { othersEveryMs: deps.othersEveryMs, pollIntervalMs: CLUSTER_DECISION_POLL_MS } : {}), ...(deps.announce ? { announce: deps.announce } : {}) });
   const runs = createRunRecorder(deps.runs, deps.logger);
   const runAgent = createAgentRunner({ agent, skillsDir: deps.config.home.skillsDir, runs, logger: deps.logger, tools, approvals, events: deps.events, now: deps.now });
   return { agent, tools, approvals, runAgent, runs };

@@ -26,9 +26,13 @@ export interface ApprovalQueueDeps {
   pollIntervalMs?: number;
   /**
    * Cluster mode: how often the requests other nodes wait for are read, so that a console attached
-   * to this node lists them (and can decide them) too. Off when absent.
+   * to this node lists them (and can decide them) too. Off when absent. With `announce`, requests
+   * and decisions arrive at once through `heard`; this read and `pollIntervalMs` are only the safety
+   * net for a notification lost while the channel between the nodes was reconnecting.
    */
   othersEveryMs?: number;
+  /** Cluster mode: tells the other nodes that a request was recorded or decided here (they call `heard`). */
+  announce?: (id: string) => void;
 }
 
 const PREVIEW_BYTES = 4 * 1024;
@@ -62,6 +66,11 @@ export interface ApprovalQueue extends ApprovalRequester {
   revokeGrant(grant: SessionGrant): boolean;
   /** Shutdown: every waiting request ends as cancelled. */
   cancelAll(reason: string): Promise<void>;
+  /**
+   * Cluster mode: another node recorded or decided request `id` (a notification). It is read from
+   * the store: a new request joins `pending()`, a decided one leaves it and wakes the run waiting here.
+   */
+  heard(id: string): Promise<void>;
 }
 
 /** A tool (of a server, for MCP tools) approved for the rest of the session. */
@@ -108,6 +117,7 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
     try {
       const made = await records.decide(id, status, { ...details, atMs: now() });
       const record = await records.get(id);
+      if (made) deps.announce?.(id);
       if (made && record) deps.logger.info({ approval: id, tool: record.tool, origin: record.origin, status, by: details.by }, `Approval ${status}: ${record.tool} (${record.origin})`);
       if (record && record.status !== 'pending') concluded(record, made);
       return { made, record };
@@ -202,6 +212,7 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
       const { decided, onAbort } = awaitDecision(id, signal);
       deps.logger.info({ approval: id, tool: input.tool, origin: input.origin }, `Approval requested: ${input.tool} (${input.origin})`);
       deps.events?.emit('approval.requested', record);
+      deps.announce?.(id);
       if (!input.form && sessionRules.has(ruleKey(input.tool, input.server ?? null))) {
         await decide(id, 'approved', { reason: 'approved for this session', by: 'session' });
       } else if ((typeof deps.policy === 'function' ? deps.policy() : deps.policy) === 'deny') {
@@ -221,6 +232,22 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
     }
   }
 
+  /** Cluster mode: one request another node recorded or decided, as the store has it now. */
+  const lookAt = async (id: string) => {
+    const record = await records.get(id);
+    if (!record) return;
+    if (record.status === 'pending') {
+      if (madeHere.has(id) || mine.has(id) || others.has(id)) return;
+      others.set(id, record);
+      listPending();
+      deps.events?.emit('approval.requested', record);
+    } else if (waiting.has(id)) {
+      if (!deciding.has(id)) concluded(record, false); // the run waiting here goes on now
+    } else if (others.delete(id)) {
+      listPending();
+      deps.events?.emit('approval.resolved', record);
+    }
+  };
   /** Cluster mode: the requests other nodes wait for come and go as events, as this node's own do. */
   const lookAtOthers = async () => {
     const stored = await records.pending();
@@ -239,13 +266,19 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
       if (record && record.status !== 'pending') deps.events?.emit('approval.resolved', record);
     }
   };
+  // One look at a time, in the order asked: a late answer to an earlier read cannot bring back a
+  // request that a later notification saw decided.
+  let looks = Promise.resolve();
+  const serially = (look: () => Promise<void>, what: string) => {
+    const next = looks.then(look).catch((error: unknown) => deps.logger.warn({ err: error }, `Reading ${what} failed; the next look tries again`));
+    looks = next;
+    return next;
+  };
   let looking = false;
   const othersTimer = deps.othersEveryMs === undefined ? undefined : setInterval(() => {
     if (looking) return;
     looking = true;
-    void lookAtOthers()
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'Reading the approval requests of other nodes failed; trying again'))
-      .finally(() => { looking = false; });
+    void serially(lookAtOthers, 'the approval requests of other nodes').finally(() => { looking = false; });
   }, deps.othersEveryMs);
   othersTimer?.unref();
 
@@ -276,6 +309,7 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
       if (removed) grantsChanged();
       return removed;
     },
+    heard: (id) => serially(() => lookAt(id), `approval ${id} of another node`),
     async cancelAll(reason) {
       clearInterval(othersTimer);
       await Promise.all([...waiting.keys()].map((id) => close(id, 'cancelled', { reason, by: 'shutdown' })));

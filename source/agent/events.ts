@@ -8,7 +8,9 @@ export interface AgentEventMap {
   'approval.resolved': [ApprovalRecord];
   /** A session grant was added (approve for the session) or revoked. */
   'approval.grantsChanged': [{ grants: SessionGrant[] }];
-  'run.started': [{ runId: string; origin: string; prompt: string; atMs: number }];
+  /** `node`: cluster mode, on a run of another node (relayed; its prompt left out). */
+  'run.started': [{ runId: string; origin: string; prompt: string; atMs: number; node?: string }];
   'run.progressed': [{ runId: string; origin: string; event: RunEvent }];
-  'run.finished': [RunResult & { origin: string }];
+  /** `node`: cluster mode, on a run of another node (relayed; its output and tool calls left out). */
+  'run.finished': [RunResult & { origin: string; node?: string }];
 }

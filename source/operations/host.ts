@@ -1,4 +1,4 @@
-import { createEventRelay, RELAYED_EVENTS } from '../cluster/event-relay.js';
+import { createEventRelay, RELAYED_EVENTS, type EventRelay } from '../cluster/event-relay.js';
 import type { Logger } from 'pino';
 import type { HomeLayout } from '../config/home.js';
 import type { ResolvedConfig } from '../config/load.js';
@@ -57,9 +57,10 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   // Headless, approvals wait for an attached console while one is there; with none, approvals.headless decides.
   let operators = () => 0;
   const headless = config.values.approvals?.headless ?? 'deny';
+  const cluster = options.cluster;
   const gateway = createGateway({
     config, store: options.store, logger, mode: options.mode, ...(options.logHealth ? { logHealth: options.logHealth } : {}),
-    ...(options.cluster ? { cluster: options.cluster } : {}), version: options.version,
+    ...(cluster ? { cluster, announceApproval: (id: string) => relay?.announceApproval(id) } : {}), version: options.version,
     ...(options.mode === 'headless' ? { approvalPolicy: () => (operators() > 0 ? 'interactive' : headless) } : {}),
   });
   const activity = createReadModel(await initialState(gateway));
@@ -68,15 +69,20 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     activity.apply(event);
     journal.append(event.type, event.data);
   };
-  // Cluster mode: webhook events carry the node that handled them and go to the other nodes too.
-  const cluster = options.cluster;
-  const relay = cluster ? createEventRelay({ nodeId: cluster.nodeId, open: cluster.openEvents, record, logger }) : undefined;
+  // Cluster mode: webhook and run events carry the node that handled them and go to the other nodes
+  // too; approval requests and decisions go as notices the other nodes' approval queues read.
+  // Made after the gateway (it records into the read model made of it); approvals are asked only once it runs.
+  const relay: EventRelay | undefined = cluster ? createEventRelay({ nodeId: cluster.nodeId, open: cluster.openEvents, record, approvalHeard: (id) => void gateway.approvals.heard(id), logger }) : undefined;
+  const sweep = relay && cluster ? sweepRemoteRuns(relay, gateway, logger) : undefined;
   for (const type of gatewayEventNames) {
-    const relayed = relay && RELAYED_EVENTS.has(type);
+    const relayed = relay !== undefined && RELAYED_EVENTS.has(type);
+    // This node's runs stay without a node in its own journal: a run event with one is another node's.
+    const stampedHere = relayed && type.startsWith('webhook.');
     gateway.events.on(type, ((data: unknown) => {
-      const event = (relayed ? { type, data: { ...(data as object), node: cluster!.nodeId } } : { type, data }) as GatewayEvent;
-      record(event);
-      if (relayed) relay.send(event);
+      if (!relayed) return record({ type, data } as GatewayEvent);
+      const stamped = { type, data: { ...(data as object), node: cluster!.nodeId } } as GatewayEvent;
+      record(stampedHere ? stamped : { type, data } as GatewayEvent);
+      relay!.send(stamped);
     }) as never);
   }
   options.logRing.onLine((line) => record({ type: 'log.line', data: line }));
@@ -119,9 +125,11 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     await relay?.stop();
     throw error;
   }
+  sweep?.start();
   return {
     gateway, operations, journal, hello, state,
     async stop(reason) {
+      sweep?.stop();
       await gateway.stop(reason);
       await relay?.stop();
       await server.stop();
@@ -129,6 +137,25 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   };
 }
 
+/** How often the runs other nodes hold are checked against the `nodes` table (a dead node sends no run end). */
+const REMOTE_RUNS_SWEEP_MS = 5_000;
+
+/** Cluster mode: every 5 s, while runs of other nodes are counted here, those of dead or restarted nodes end. */
+function sweepRemoteRuns(relay: EventRelay, gateway: Gateway, logger: Logger) {
+  let timer: NodeJS.Timeout | undefined;
+  let busy = false;
+  const tick = () => {
+    if (busy || !relay.hasRemoteRuns() || !gateway.cluster) return;
+    busy = true;
+    void gateway.cluster.nodes().then((nodes) => relay.sweep(nodes))
+      .catch((error: unknown) => logger.warn({ err: error }, 'Reading the nodes table for runs of other nodes failed; trying again'))
+      .finally(() => { busy = false; });
+  };
+  return {
+    start: () => { timer = setInterval(tick, REMOTE_RUNS_SWEEP_MS); timer.unref(); },
+    stop: () => clearInterval(timer),
+  };
+}
 
 /**
  * How long a stop may take before the process exits anyway: runs are cancelled, MCP servers get

@@ -45,7 +45,10 @@ export interface GatewayState {
   webhooks: readonly WebhookRow[];
   outputs: readonly OutputEntry[];
   logs: readonly LogLine[];
+  /** This node's runs in flight, then (cluster mode) those of the other nodes. */
   runsInFlight: string[];
+  /** Cluster mode: the node of each run in flight on another node (this node's runs are not in it). */
+  runNodes?: Readonly<Record<string, string>>;
   failedDeliveries: number;
 }
 
@@ -102,6 +105,7 @@ export function createReadModel(initial: GatewayState) {
   let jobs = initial.jobs.slice();
   let servers = initial.mcpServers.slice();
   const inFlight = new Set(initial.runsInFlight);
+  let runNodes: Record<string, string> = { ...initial.runNodes };
   let failed = initial.failedDeliveries;
   let cached: GatewayState | undefined;
 
@@ -116,10 +120,18 @@ export function createReadModel(initial: GatewayState) {
         logs.push(event.data);
         if (logs.length > MAX_LOG_LINES + MAX_LOG_LINES / 4) logs = logs.slice(-MAX_LOG_LINES);
         return;
-      case 'run.started': inFlight.add(event.data.runId); return;
+      case 'run.started':
+        inFlight.add(event.data.runId);
+        if (event.data.node) runNodes = { ...runNodes, [event.data.runId]: event.data.node };
+        return;
       case 'run.finished': {
         const result = event.data;
         inFlight.delete(result.runId);
+        if (result.node) {
+          const { [result.runId]: _gone, ...rest } = runNodes;
+          runNodes = rest;
+          return; // another node's console run: its output is that console's
+        }
         if (result.origin === 'console') {
           addOutput({ id: result.runId, atMs: result.finishedAtMs, title: `console run ${result.runId.slice(0, 8)} ${result.status}`, text: result.error ? `${result.error}\n${result.output}` : result.output, ok: result.status === 'ok' });
         }
@@ -180,6 +192,7 @@ export function createReadModel(initial: GatewayState) {
       servers = next.mcpServers.slice();
       inFlight.clear();
       for (const runId of next.runsInFlight) inFlight.add(runId);
+      runNodes = { ...next.runNodes };
       failed = next.failedDeliveries;
       cached = undefined;
     },
@@ -198,7 +211,7 @@ export function createReadModel(initial: GatewayState) {
       cached ??= {
         gateway: { ...base.gateway, approvalsPending: approvals.length },
         approvals, approvalHistory: history, grants, mcpServers: servers, jobs, webhooks: webhooks.rows(), outputs, logs: logs.slice(-MAX_LOG_LINES),
-        runsInFlight: [...inFlight], failedDeliveries: failed,
+        runsInFlight: [...inFlight], runNodes, failedDeliveries: failed,
       };
       return cached;
     },

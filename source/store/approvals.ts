@@ -18,6 +18,8 @@ export interface ApprovalRecord {
   createdAtMs: number;
   expiresAtMs: number;
   decidedAtMs: number | null;
+  /** Cluster mode: the node whose run asked (absent on SQLite). */
+  node?: string;
 }
 
 type Row = Omit<ApprovalRecord, 'annotations' | 'form' | 'values'> & { annotations: string | null; form: string | null; valuesJson: string | null };

@@ -46,6 +46,8 @@ export interface JobRunRow {
   deliveryTarget: string | null;
   deliveryOk: boolean | null;
   deliveryDetail: string | null;
+  /** Cluster mode: the node that ran it (absent on SQLite, and while it is queued). */
+  node?: string;
 }
 
 /** What an edit replaces. */

@@ -224,7 +224,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
       case 'pane.filter': return push({ kind: 'filter', pane: active, text: filters[active] ?? '' });
       case 'config.edit': return void editConfigFile();
       case 'approval.reopen': return reopenApprovals();
-      case 'app.quit': return link.where === 'attached' || state.runsInFlight > 0 ? push({ kind: 'quit' }) : onQuit();
+      case 'app.quit': return link.where === 'attached' || state.runsHere > 0 ? push({ kind: 'quit' }) : onQuit();
       default: return undefined;
     }
   };
@@ -299,7 +299,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
           </Text>
         ))}
       </Box>
-      <FullOverlays stack={stack} context={{ width, height: rows - chrome, existingNames: state.mcpServers.map((server) => server.name), login: local?.login, openUrl, actions, ops, failedDeliveries: state.failedDeliveries, notices, runsInFlight: state.runsInFlightIds }} />
+      <FullOverlays stack={stack} context={{ width, height: rows - chrome, existingNames: state.mcpServers.map((server) => server.name), login: local?.login, openUrl, actions, ops, failedDeliveries: state.failedDeliveries, notices, runsInFlight: state.runsInFlightIds, runNodes: state.runNodes, node: state.snapshot.node }} />
       {elicitation ? <ElicitationDialog key={elicitation.id} request={elicitation} position={position} total={state.approvals.length} now={now} width={width} height={rows - chrome} pausedUntil={pausedUntil} onChoice={answer} onDismiss={dismiss} /> : null}
       {dialogOpen && head && !elicitation ? <ApprovalDialog key={head.id} request={head} position={position} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} pausedUntil={pausedUntil} onChoice={decide} onDismiss={dismiss} /> : null}
       {paneHidden ? null : (
@@ -317,8 +317,8 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
 
 /** What quitting does: an attached console only detaches; an in-process one stops the gateway. */
 function quitPrompt(state: ConsoleState): string {
-  if (state.link.where === 'attached') return `Detach from the gateway (pid ${state.link.hello.pid})? It keeps running${state.runsInFlight > 0 ? ` its ${state.runsInFlight} run(s)` : ''}. y or Ctrl-C / any other key to stay`;
-  return `${state.runsInFlight} run(s) in flight: quitting stops the gateway, and webhook runs are queued again for its next start. Quit? y or Ctrl-C / any other key to stay`;
+  if (state.link.where === 'attached') return `Detach from the gateway (pid ${state.link.hello.pid})? It keeps running${state.runsHere > 0 ? ` its ${state.runsHere} run(s)` : ''}. y or Ctrl-C / any other key to stay`;
+  return `${state.runsHere} run(s) in flight: quitting stops the gateway, and webhook runs are queued again for its next start. Quit? y or Ctrl-C / any other key to stay`;
 }
 
 /** The issues an operation listed, after its message (a refused install). */

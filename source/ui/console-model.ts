@@ -17,10 +17,20 @@ export interface LinkView {
 export interface ConsoleState extends Omit<GatewayState, 'gateway' | 'runsInFlight'> {
   version: number;
   snapshot: GatewaySnapshot;
+  /** Every node's in cluster mode (the header). */
   runsInFlight: number;
+  /** Those of the gateway this console runs or is attached to (what quitting stops or leaves running). */
+  runsHere: number;
   /** Their ids (the X overlay). */
   runsInFlightIds: readonly string[];
   link: LinkView;
+}
+
+/** The runs in flight on the gateway itself, without those of other nodes (cluster mode). */
+function runsHere(state: GatewayState): number {
+  const elsewhere = state.runNodes;
+  if (!elsewhere || state.runsInFlight.length === 0) return state.runsInFlight.length;
+  return state.runsInFlight.filter((runId) => !elsewhere[runId]).length;
 }
 
 /** Changes folded into one frame that mark a flood (a webhook burst), not someone at the keyboard. */
@@ -44,7 +54,8 @@ export function createConsoleModel(deps: { link: GatewayLink; flushMs?: number; 
 
   const build = (): ConsoleState => {
     const folded = read!.state();
-    return { ...folded, version, snapshot: folded.gateway, runsInFlight: folded.runsInFlight.length, runsInFlightIds: folded.runsInFlight, link: linkView };
+    return { ...folded, version, snapshot: folded.gateway, runsInFlight: folded.runsInFlight.length,
+      runsHere: runsHere(folded), runsInFlightIds: folded.runsInFlight, link: linkView };
   };
 
   const flushMs = deps.flushMs ?? 33;

@@ -64,6 +64,9 @@ export interface OverlayContext {
   /** The bottom line's notices so far (M). */
   notices: readonly Notice[];
   runsInFlight: readonly string[];
+  /** Cluster mode: the node of each run of another node, and the node this console is attached to. */
+  runNodes?: Readonly<Record<string, string>>;
+  node?: string;
 }
 
 /**
@@ -91,7 +94,7 @@ function FullOverlay({ entry, context }: { entry: StackedOverlay; context: Overl
     case 'configProblems': return <ConfigProblemsLayer entry={entry} width={width} height={height} actions={actions} />;
     case 'deliveries': return <DeliveriesOverlay ops={context.ops} width={width} height={height} version={context.failedDeliveries} onClose={(text) => actions.close(entry.id, text)} />;
     case 'nodes': return <NodesOverlay ops={context.ops} width={width} height={height} onClose={() => actions.close(entry.id)} />;
-    case 'runs': return <RunsOverlay ops={context.ops} runIds={context.runsInFlight} width={width} height={height} onClose={() => actions.close(entry.id)} />;
+    case 'runs': return <RunsOverlay ops={context.ops} runIds={context.runsInFlight} runNodes={context.runNodes} node={context.node} width={width} height={height} onClose={() => actions.close(entry.id)} />;
     case 'messages': return <MessagesOverlay notices={context.notices} width={width} height={height} onClose={() => actions.close(entry.id)} />;
     default: return null;
   }

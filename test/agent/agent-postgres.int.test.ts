@@ -165,4 +165,45 @@ describe('approval requests on PostgreSQL', () => {
     await expect.poll(() => seenOnB.at(-1), { timeout: 5_000 }).toEqual({ name: 'approval.resolved', id, status: 'denied' });
     expect(nodeB.pending()).toEqual([]);
   });
+  it('with notifications, a request reaches the other node and the decision wakes the run at once, not at the 5 s safety reads', async () => {
+    const [a, b] = await stores(2);
+    const silent = pino({ level: 'silent' });
+    const heardOn: Record<string, { heard(id: string): Promise<void> }> = {};
+    // The event channel stand-in: what one queue announces, the other hears (source/cluster/event-relay.ts carries it between processes).
+    const clusterQueue = (store: PgStore, node: string, other: string, seen: Array<{ name: string; id: string; status: string }> = []) => createApprovalQueue({
+      approvals: pgBackends(store, Date.now, node).approvals, logger: silent, policy: 'interactive', timeoutMs: 60_000, othersEveryMs: 5_000, pollIntervalMs: 5_000,
+      announce: (id) => void heardOn[other]!.heard(id),
+      events: { emit: ((name: string, data: ApprovalRecord) => { seen.push({ name, id: data.id, status: data.status }); }) as never },
+    });
+    const seenOnB: Array<{ name: string; id: string; status: string }> = [];
+    const nodeA = clusterQueue(a!, 'node-a', 'node-b');
+    const nodeB = clusterQueue(b!, 'node-b', 'node-a', seenOnB);
+    heardOn['node-a'] = nodeA;
+    heardOn['node-b'] = nodeB;
+    closers.push(() => nodeA.cancelAll('test over'), () => nodeB.cancelAll('test over'));
+
+    for (const decider of ['node-b', 'node-a'] as const) {
+      const asked = Date.now();
+      const outcome = nodeA.request(input);
+      await expect.poll(() => nodeB.pending().length, { timeout: 5_000, interval: 10 }).toBe(1);
+      expect(Date.now() - asked).toBeLessThan(1_000); // the 5 s read would have needed up to 5,000 ms
+      const [listed] = nodeB.pending();
+      expect(listed).toMatchObject({ tool: 'terminal', status: 'pending', node: 'node-a' });
+      expect(seenOnB.at(-1)).toEqual({ name: 'approval.requested', id: listed!.id, status: 'pending' });
+
+      const decided = Date.now();
+      if (decider === 'node-b') {
+        // Decided on B: the run waiting on A goes on at once.
+        expect(await nodeB.resolve(listed!.id, 'approved', { by: 'console on b' })).toBe(true);
+        expect(await outcome).toEqual({ status: 'approved' });
+      } else {
+        // Decided on A: B's list drops it at once.
+        expect(await nodeA.resolve(listed!.id, 'denied', { by: 'node-a' })).toBe(true);
+        expect(await outcome).toMatchObject({ status: 'denied' });
+        await expect.poll(() => nodeB.pending().length, { timeout: 5_000, interval: 10 }).toBe(0);
+        expect(seenOnB.at(-1)).toEqual({ name: 'approval.resolved', id: listed!.id, status: 'denied' });
+      }
+      expect(Date.now() - decided).toBeLessThan(1_000);
+    }
+  });
 });

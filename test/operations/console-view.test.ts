@@ -53,4 +53,18 @@ describe('the console view of the event stream', () => {
     expect(consoleEventView(events[10]!)).toBe(events[10]); // a console's own run: whole
     expect(events[4]!.data).toMatchObject({ output: 'the long answer of w1' }); // the journal's event is not changed
   });
+  it('counts the runs of other nodes with their node, and leaves their console runs out of the Output pane', () => {
+    const model = createReadModel(empty);
+    for (const event of [
+      { type: 'run.started', data: { runId: 'here', origin: 'console', prompt: 'mine', atMs: 1 } },
+      { type: 'run.started', data: { runId: 'b1', origin: 'console', prompt: '', atMs: 1, node: 'node-b' } },
+      { type: 'run.started', data: { runId: 'c1', origin: 'webhook:r:d1', prompt: '', atMs: 1, node: 'node-c' } },
+    ] as unknown as GatewayEvent[]) model.apply(event);
+    expect(model.state().runsInFlight).toEqual(['here', 'b1', 'c1']);
+    expect(model.state().runNodes).toEqual({ b1: 'node-b', c1: 'node-c' });
+    model.apply({ type: 'run.finished', data: { ...run('b1', 'console'), output: '', node: 'node-b' } } as unknown as GatewayEvent);
+    expect(model.state().runsInFlight).toEqual(['here', 'c1']);
+    expect(model.state().runNodes).toEqual({ c1: 'node-c' });
+    expect(model.state().outputs).toEqual([]); // another node's console run: its own console shows the answer
+  });
 });

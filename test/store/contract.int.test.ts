@@ -346,6 +346,26 @@ describe('PostgreSQL migrations', () => {
   });
 });
 
+describe('PostgreSQL: rows say which node they belong to', () => {
+  it('an approval request keeps the node whose run asked, a job run the node that took it', async () => {
+    const url = await postgres().freshDatabase();
+    const [storeA, storeB] = await Promise.all([openPgStore(url), openPgStore(url)]);
+    closers.push(() => storeA!.close(), () => storeB!.close());
+    const a = pgBackends(storeA!, Date.now, 'node-a');
+    const b = pgBackends(storeB!, Date.now, 'node-b');
+    await a.approvals.insert({ id: 'asked-on-a', origin: 'webhook:gh:1', tool: 'terminal', server: null, argsPreview: '{}', annotations: null, reason: null, form: null, createdAtMs: 1_000, expiresAtMs: 301_000 });
+    expect(await b.approvals.decide('asked-on-a', 'approved', { by: 'console', atMs: 2_000 })).toBe(true);
+    expect(await b.approvals.get('asked-on-a')).toMatchObject({ node: 'node-a', status: 'approved' }); // deciding elsewhere keeps it
+    expect((await b.approvals.recent(1))[0]).toMatchObject({ node: 'node-a' });
+
+    await a.jobs.insert({ id: 'j1', name: 'digest', schedule: 'every 1h', prompt: 'p', deliver: 'log', origin: 'cli', skills: [], script: null, catchUp: 'once', enabled: true, createdAtMs: 1_000, nextRunAtMs: 2_000 });
+    await a.jobs.addRun({ id: 'r1', jobId: 'j1', jobName: 'digest', trigger: 'schedule', status: 'queued', scheduledAtMs: 2_000, atMs: 2_000 });
+    expect(await a.jobs.getRun('r1')).not.toHaveProperty('node'); // queued: no node holds it yet
+    expect(await b.jobs.claim('r1', 2_100)).toBe(true);
+    expect((await a.jobs.runs('j1', 1))[0]).toMatchObject({ id: 'r1', node: 'node-b' });
+  });
+});
+
 describe('PostgreSQL: each node recovers only what it held', () => {
   it('a restarted node requeues its own running deliveries and closes its own runs, not those another node is running', async () => {
     const url = await postgres().freshDatabase();

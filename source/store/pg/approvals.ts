@@ -4,17 +4,18 @@ import { escapeLike } from '../sql-text.js';
 import type { PgStore } from './pg-store.js';
 
 const columns = `id, origin, tool, server, args_preview AS "argsPreview", annotations, reason, form, status, decision_reason AS "decisionReason",
-  decided_by AS "decidedBy", values_json AS "values", created_at_ms AS "createdAtMs", expires_at_ms AS "expiresAtMs", decided_at_ms AS "decidedAtMs"`;
+  decided_by AS "decidedBy", values_json AS "values", created_at_ms AS "createdAtMs", expires_at_ms AS "expiresAtMs", decided_at_ms AS "decidedAtMs", node_id AS "node"`;
 
-/** Approval requests on PostgreSQL: a request made by a run on one node can be decided from any other. */
-export function createPgApprovalStore(store: PgStore): ApprovalBackend {
-  const select = async (where: string, params: unknown[]) => (await store.query<ApprovalRecord>(`SELECT ${columns} FROM approvals ${where}`, params)).rows;
+/** Approval requests on PostgreSQL: a request made by a run on one node (`nodeId`, kept with it) can be decided from any other. */
+export function createPgApprovalStore(store: PgStore, nodeId: string): ApprovalBackend {
+  const select = async (where: string, params: unknown[]) => (await store.query<ApprovalRecord & { node: string | null }>(`SELECT ${columns} FROM approvals ${where}`, params)).rows
+    .map(({ node, ...record }) => (node ? { ...record, node } : record));
   return {
     async insert(record) {
-      await store.query(`INSERT INTO approvals (id, origin, tool, server, args_preview, annotations, reason, form, status, created_at_ms, expires_at_ms)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10)`,
+      await store.query(`INSERT INTO approvals (id, origin, tool, server, args_preview, annotations, reason, form, status, created_at_ms, expires_at_ms, node_id)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10, $11)`,
       [record.id, record.origin, record.tool, record.server, record.argsPreview, record.annotations ? JSON.stringify(record.annotations) : null,
-        record.reason, record.form ? JSON.stringify(record.form) : null, record.createdAtMs, record.expiresAtMs]);
+        record.reason, record.form ? JSON.stringify(record.form) : null, record.createdAtMs, record.expiresAtMs, nodeId]);
     },
     // Only a pending request can be decided: the first decision wins, across nodes (the row lock of the UPDATE).
     async decide(id, status, details) {

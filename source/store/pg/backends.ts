@@ -18,7 +18,7 @@ export function pgBackends(store: PgStore, now: () => number = Date.now, nodeId 
     deliveries: createPgDeliveryStore(store, nodeId),
     subscriptions: createPgSubscriptionStore(store),
     audit: createPgAuditLog(store, now),
-    approvals: createPgApprovalStore(store),
+    approvals: createPgApprovalStore(store, nodeId),
     runs: createPgRunStore(store, nodeId),
     jobs: createPgJobStore(store, nodeId),
     outputDeliveries: createPgOutputDeliveryStore(store, nodeId),

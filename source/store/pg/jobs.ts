@@ -8,7 +8,7 @@ const jobColumns = `id, name, schedule, prompt, deliver, origin, skills, script,
   last_status AS "lastStatus", last_error AS "lastError", consecutive_failures AS "consecutiveFailures"`;
 const runColumns = `id, job_id AS "jobId", job_name AS "jobName", trigger, status, reason, scheduled_at_ms AS "scheduledAtMs",
   queued_at_ms AS "queuedAtMs", started_at_ms AS "startedAtMs", finished_at_ms AS "finishedAtMs", script_ms AS "scriptMs",
-  agent_run_id AS "agentRunId", output, error, delivery_target AS "deliveryTarget", delivery_ok AS "deliveryOk", delivery_detail AS "deliveryDetail"`;
+  agent_run_id AS "agentRunId", output, error, delivery_target AS "deliveryTarget", delivery_ok AS "deliveryOk", delivery_detail AS "deliveryDetail", node_id AS "node"`;
 
 const recordLast = `UPDATE jobs SET last_run_at_ms = $1, last_status = $2, last_error = $3,
   consecutive_failures = CASE WHEN $4 THEN consecutive_failures + 1 ELSE 0 END WHERE id = $5`;
@@ -29,7 +29,9 @@ async function nameHolder(client: pg.PoolClient, name: string, exceptId: string)
 /** Jobs and their run history on PostgreSQL: every node schedules from the same rows. */
 export function createPgJobStore(store: PgStore, nodeId: string): JobBackend {
   const jobs = async (where: string, params: unknown[] = []) => (await store.query<JobRow>(`SELECT ${jobColumns} FROM jobs ${where}`, params)).rows;
-  const runs = async (where: string, params: unknown[] = []) => (await store.query<JobRunRow>(`SELECT ${runColumns} FROM job_runs ${where}`, params)).rows;
+  // A run's node only when it has one (queued runs have none yet), as on SQLite, which has none.
+  const runs = async (where: string, params: unknown[] = []) => (await store.query<JobRunRow & { node: string | null }>(`SELECT ${runColumns} FROM job_runs ${where}`, params)).rows
+    .map(({ node, ...run }) => (node ? { ...run, node } : run));
   const changed = async (sql: string, params: unknown[]) => (await store.query(sql, params)).rowCount ?? 0;
   return {
     insert: (job) => store.transaction(async (client) => {

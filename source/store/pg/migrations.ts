@@ -326,4 +326,10 @@ export const pgMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    name: 'the node that asked for each approval',
+    // A console on any node shows which node's run waits for the decision (docs/cluster.md).
+    sql: 'ALTER TABLE approvals ADD COLUMN node_id TEXT;',
+  },
 ];

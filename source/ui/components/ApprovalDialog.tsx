@@ -108,7 +108,7 @@ export function ApprovalDialog({ request, position, total, now, width, maxArgLin
   return (
     <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.warn} paddingX={1} width={width}>
       <Text bold color={theme.warn}>Approval {position} of {total} · {formatDuration(request.expiresAtMs - now)} left</Text>
-      <Text>{fit(`from ${request.origin}`, inner)}</Text>
+      <Text>{fit(`from ${request.origin}${request.node ? ` on node ${request.node}` : ''}`, inner)}</Text>
       <Text bold>{fit(`${request.server ? `${request.server} / ` : ''}${request.tool}${request.reason ? `  (${request.reason})` : ''}`, inner)}</Text>
       {annotations ? <Text color={theme.dim}>{fit(annotations, inner)}</Text> : null}
       <Box flexDirection="column" marginY={1}>

@@ -9,11 +9,16 @@ import { theme } from '../theme.js';
 
 /**
  * The runs in flight (webhook, job, console and CLI runs alike): `x` cancels the selected one after a
- * `y`, through `runs.cancel`. A cancelled webhook run is recorded as cancelled, not run again.
+ * `y`, through `runs.cancel`. A cancelled webhook run is recorded as cancelled, not run again. In
+ * cluster mode each row names its node (`@node`): runs of other nodes are listed, and cancelled on theirs.
  */
-export function RunsOverlay({ ops, runIds, width, height, onClose }: {
+export function RunsOverlay({ ops, runIds, runNodes = {}, node, width, height, onClose }: {
   ops: Pick<Operations, 'runs'>;
   runIds: readonly string[];
+  /** Cluster mode: the node of each run of another node. */
+  runNodes?: Readonly<Record<string, string>>;
+  /** Cluster mode: the node this console is attached to. */
+  node?: string;
   width: number;
   height: number;
   onClose: (notice?: string) => void;
@@ -32,6 +37,8 @@ export function RunsOverlay({ ops, runIds, width, height, onClose }: {
       const runId = confirming;
       setConfirming(undefined);
       if (input !== 'y') return setMessage('Not cancelled.'), true;
+      const elsewhere = runNodes[runId];
+      if (elsewhere) return setMessage(`Run ${runId.slice(0, 8)} runs on node ${elsewhere}: cancel it in a console attached to that node.`), true;
       void ops.runs.cancel({ runId }).then(
         ({ cancelled }) => setMessage(cancelled ? `Cancelled run ${runId.slice(0, 8)}.` : `Run ${runId.slice(0, 8)} had already finished.`),
         (failure: unknown) => setMessage((failure as Error).message),
@@ -49,7 +56,9 @@ export function RunsOverlay({ ops, runIds, width, height, onClose }: {
       <Text bold wrap="truncate">{fit(`Runs in flight (${rows.length}) · x cancel · j/k select · Esc close`, width - 4)}</Text>
       {rows.length === 0 ? <Text color={theme.dim}>No run is in flight.</Text> : null}
       {rows.slice(first, first + visible).map((row, index) => {
-        const line = row.run ? `${clockTime(row.run.startedAtMs)} ${row.runId.slice(0, 8)} ${row.run.origin} · ${row.run.prompt}` : `${row.runId.slice(0, 8)} (starting)`;
+        const runNode = runNodes[row.runId] ?? node;
+        const at = runNode ? ` @${runNode}` : '';
+        const line = row.run ? `${clockTime(row.run.startedAtMs)} ${row.runId.slice(0, 8)} ${row.run.origin}${at} · ${row.run.prompt}` : `${row.runId.slice(0, 8)}${at} (starting)`;
         return <Text key={row.runId} inverse={first + index === selected} wrap="truncate">{fit(line, width - 4)}</Text>;
       })}
       <Text color={confirming ? theme.warn : theme.dim} wrap="truncate">

@@ -5,7 +5,10 @@ import { clockTime, column, formatDuration } from '../format.js';
 import { theme } from '../theme.js';
 
 /** What `field:value` can name in this pane's filter. */
-const approvalFields = ['tool', 'server', 'origin', 'status'];
+const approvalFields = ['tool', 'server', 'origin', 'status', 'node'];
+
+/** Cluster mode: the node whose run asked, as webhook rows show theirs (before the origin, which a narrow pane cuts). */
+const at = (record: { node?: string }) => (record.node ? `@${record.node} ` : '');
 
 const grantKey = (grant: { tool: string; server: string | null }) => `grant:${grant.server ?? ''}:${grant.tool}`;
 
@@ -23,11 +26,11 @@ export function ApprovalsPane({ state, ops, height, width, focused, now, onNotic
   const pending: ListRow[] = state.approvals.map((request, index) => ({
     key: request.id,
     text: '',
-    fields: { tool: request.tool, server: request.server ?? '', origin: request.origin, status: 'pending' },
+    fields: { tool: request.tool, server: request.server ?? '', origin: request.origin, status: 'pending', node: request.node ?? '' },
     parts: [
       { text: `${column(`${index + 1}.`, 4)} ${column(request.server ?? '-', serverWidth)} ${column(request.tool, toolWidth)} ` },
       { text: `${column(`${formatDuration(request.expiresAtMs - now)} left`, 12)} `, color: theme.warn },
-      { text: `${request.origin}${request.reason ? ` · ${request.reason}` : ''}`, dim: true },
+      { text: `${at(request)}${request.origin}${request.reason ? ` · ${request.reason}` : ''}`, dim: true },
     ],
   }));
   const grants: ListRow[] = state.grants.map((grant) => ({
@@ -42,11 +45,11 @@ export function ApprovalsPane({ state, ops, height, width, focused, now, onNotic
   const decided: ListRow[] = state.approvalHistory.map((record) => ({
     key: `decided:${record.id}`,
     text: '',
-    fields: { tool: record.tool, server: record.server ?? '', origin: record.origin, status: record.status },
+    fields: { tool: record.tool, server: record.server ?? '', origin: record.origin, status: record.status, node: record.node ?? '' },
     parts: [
       { text: `${column('', 4)} ${column(record.server ?? '-', serverWidth)} ${column(record.tool, toolWidth)} `, dim: true },
       { text: `${column(record.status, 12)} `, color: record.status === 'approved' ? theme.ok : record.status === 'expired' ? theme.warn : theme.error },
-      { text: `${record.decidedAtMs ? clockTime(record.decidedAtMs) : ''} ${record.origin}${record.decisionReason ? ` · ${record.decisionReason}` : ''}`, dim: true },
+      { text: `${record.decidedAtMs ? clockTime(record.decidedAtMs) : ''} ${at(record)}${record.origin}${record.decisionReason ? ` · ${record.decisionReason}` : ''}`, dim: true },
     ],
   }));
   return (

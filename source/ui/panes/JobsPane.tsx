@@ -79,7 +79,7 @@ function JobDetails({ job, ops, height, width, focused }: { job: JobRow; ops: Op
     ...job.prompt.split('\n').map((text, index) => ({ text: index === 0 ? `Prompt: ${text}` : `        ${text}`, dim: true })),
     ...(fetched.error ? [{ text: `Run history not available: ${fetched.error}`, color: theme.error }] : fetched.value && runs.length === 0 ? [{ text: 'No runs yet.', dim: true }] : []),
     ...runs.map((run) => ({
-      text: `${clockTime(run.startedAtMs ?? run.queuedAtMs)} ${run.trigger.padEnd(8)} ${run.status.padEnd(15)} ${run.finishedAtMs && run.startedAtMs ? formatDuration(run.finishedAtMs - run.startedAtMs).padEnd(7) : '       '} ${run.reason ?? run.error ?? (run.deliveryTarget ? `${run.deliveryTarget}: ${run.deliveryDetail ?? ''}` : '')}`,
+      text: `${clockTime(run.startedAtMs ?? run.queuedAtMs)} ${run.trigger.padEnd(8)} ${run.status.padEnd(15)} ${run.finishedAtMs && run.startedAtMs ? formatDuration(run.finishedAtMs - run.startedAtMs).padEnd(7) : '       '} ${run.node ? `@${run.node} ` : ''}${run.reason ?? run.error ?? (run.deliveryTarget ? `${run.deliveryTarget}: ${run.deliveryDetail ?? ''}` : '')}`,
       color: run.status in statusColor ? statusColor[run.status as JobLastStatus] : undefined,
     })),
   ];
