@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     setupFiles: ['test/helpers/setup.ts'],
+    globalSetup: ['test/helpers/postgres-global.ts'],
     // A deadline for a test that hangs, not a speed check: tests that start a dozen CLI processes in
     // a row take 20 s on a busy machine, and two files run at once (below).
     testTimeout: 60_000,

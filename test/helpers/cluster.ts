@@ -1,12 +1,16 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { HomeLayout } from '../../source/config/home.js';
 import { startCli, type RunningCli } from './cli.js';
-import { startPostgres, type TestPostgres } from './postgres.js';
+import { connectPostgres, type TestPostgres } from './postgres.js';
 
-/** One real PostgreSQL for the test file (started before its tests, stopped after): `postgres().freshDatabase()` per test. */
+/** The run's real PostgreSQL (test/helpers/postgres-global.ts): `postgres().freshDatabase()` per test. */
 export function usePostgres(): () => TestPostgres {
   let postgres: TestPostgres | undefined;
-  beforeAll(async () => { postgres = await startPostgres(); }, 120_000);
+  beforeAll(async () => {
+    const adminUrl = inject('postgresAdminUrl');
+    if (!adminUrl) throw new Error('No PostgreSQL for this run: test/helpers/postgres-global.ts starts one for files that call usePostgres(');
+    postgres = await connectPostgres(adminUrl);
+  }, 120_000);
   afterAll(async () => { await postgres?.stop(); });
   return () => postgres!;
 }

