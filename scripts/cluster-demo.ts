@@ -154,7 +154,7 @@ function startNode(index: number, port: number, databaseUrl: string): DemoNode {
   const node: DemoNode = { index, home, url: `http://127.0.0.1:${port}`, id: '', child, output: path.join(folder, `node-${index}.out`), exited };
   void exited.then(() => {
     if (stopping) return;
-    const how = child.signalCode ? `was stopped by ${child.signalCode}` : `exited with code ${child.exitCode}`;
+    const how = child.signalCode ? `was killed by ${child.signalCode}` : `exited with code ${child.exitCode}`;
     console.log(`node ${index} (${node.id || `pid ${child.pid}`}) ${how}; its output: ${node.output}`);
     console.log(`  to start it again (it rejoins as ${node.id || 'the same node'}): switchboard gateway --home ${home}`);
   });

@@ -84,7 +84,7 @@ describe('npm run cluster:demo', () => {
 
     // A node killed and started again as printed (no database URL in the environment) rejoins under its id.
     process.kill(nodes[2]!.pid, 'SIGKILL');
-    await waitUntil(() => output.includes(`node 3 (${nodes[2]!.id}) was stopped by SIGKILL`), 20_000, 'the demo to see node 3 die');
+    await waitUntil(() => output.includes(`node 3 (${nodes[2]!.id}) was killed by SIGKILL`), 20_000, 'the demo to see node 3 die');
     const restart = /to start it again \(it rejoins as \S+\): switchboard (gateway --home \S+)/.exec(output)![1]!.split(' ');
     const restartEnv = { ...process.env };
     delete restartEnv.SWITCHBOARD_DATABASE_URL;
