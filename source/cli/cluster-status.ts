@@ -1,4 +1,6 @@
-import { clusterSummary, configWarning, nodeTableLines, type ClusterView } from '../cluster/nodes-table.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { clusterSummary, configWarning, nodeNotes, nodeTableLines, type ClusterView } from '../cluster/nodes-table.js';
 import type { HomeLayout } from '../config/home.js';
 import { attachToGateway } from '../operations/connect.js';
 
@@ -20,11 +22,32 @@ export async function clusterOf(home: HomeLayout): Promise<ClusterStatus | null>
   }
 }
 
-/** The Nodes table of `switchboard status`. */
-export function clusterLines(cluster: ClusterStatus, now = Date.now()): string[] {
+/**
+ * The Nodes table of `switchboard status`. Without a cluster, nothing, unless the home was a cluster
+ * node before (it keeps its `node-id`): its gateway was then likely started without the database (a
+ * shell without SWITCHBOARD_DATABASE_URL) and takes webhooks on its own SQLite file, unseen by the others.
+ */
+export function clusterLines(cluster: ClusterStatus | null, homeRoot: string, now = Date.now()): string[] {
+  if (!cluster) {
+    const nodeId = formerNodeId(homeRoot);
+    return nodeId ? [
+      `  warning   this home was cluster node ${nodeId}, but its gateway runs on its own SQLite file: the other nodes`,
+      '            never see what it takes. To rejoin, restart it with SWITCHBOARD_DATABASE_URL (or store.url) set;',
+      `            to leave the cluster for good, delete ${path.join(homeRoot, 'node-id')}`,
+    ] : [];
+  }
   return [
     `  cluster   ${clusterSummary(cluster)} (* this one)`,
     ...nodeTableLines(cluster, now).map((line) => `    ${line}`),
+    ...nodeNotes(cluster).map((note) => `  note      ${note}`),
     ...(cluster.warning ? [`  warning   ${cluster.warning}`] : []),
   ];
+}
+
+function formerNodeId(homeRoot: string): string | undefined {
+  try {
+    return readFileSync(path.join(homeRoot, 'node-id'), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -87,7 +87,7 @@ function baseProgram(): Command {
         if (hello.webhookUrl) print(`  webhooks  ${hello.webhookUrl}`);
         print(`  control   ${hello.socketPath}${hello.tcpUrl ? ` and ${hello.tcpUrl}` : ''}`);
         print(`  attach    switchboard --attach${home.root === resolveHome(undefined).root ? '' : ` --home ${home.root}`}`);
-        if (cluster) for (const line of (await import('./cluster-status.js')).clusterLines(cluster)) print(line);
+        for (const line of (await import('./cluster-status.js')).clusterLines(cluster, home.root)) print(line);
       } else if (locked) {
         print(`Gateway running: pid ${locked.pid}, since ${locked.startedAt}, but its control socket ${home.controlSocket} does not answer (home ${home.root})`);
       } else {

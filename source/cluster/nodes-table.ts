@@ -30,3 +30,12 @@ export function nodeTableLines(view: ClusterView, now: number): string[] {
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   return [header, ...rows].map((cells) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
 }
+
+/**
+ * What the table's cells cannot say: which live node took over the work of each down node (its
+ * queued runs, its sends), so the operator knows where to look for them.
+ */
+export function nodeNotes(view: ClusterView): string[] {
+  return view.nodes.filter((node) => node.state === 'down' && node.takenOverBy)
+    .map((node) => `${node.id} is down; ${node.takenOverBy}${node.takenOverBy === view.nodeId ? ' (this one)' : ''} took over its work`);
+}

@@ -158,6 +158,8 @@ describe('three gateways on one PostgreSQL', () => {
     expect(killed.state).toBe('down');
     expect([ids[0], ids[2]]).toContain(killed.takenOverBy);
     expect(after.cluster.nodes.filter((node) => node.state === 'up')).toHaveLength(2);
+    // The text status names the taker too.
+    expect((await runCli(['status', '--home', homes[0]!.root])).stdout).toMatch(new RegExp(`note\\s+${ids[1]} is down; ${killed.takenOverBy}( \\(this one\\))? took over its work`));
     const taker = nodes[ids.indexOf(killed.takenOverBy!)]!;
     expect(taker.cli.output()).toMatch(new RegExp(`Node ${ids[1]} went silent \\(no heartbeat for 3 s\\); this node took over its work: \\d+ webhook run\\(s\\) queued again`));
 

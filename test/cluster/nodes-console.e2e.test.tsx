@@ -38,6 +38,8 @@ describe('/nodes in the console', () => {
     expect(row.indexOf(' up ') + 1).toBe(header.indexOf('state'));
     running[1]!.child.kill('SIGKILL');
     await waitForFrame(view.lastFrame, (f) => f.includes('1 of 2 node(s) up') && new RegExp(`${ids[1]}\\s+down \\(silent \\d+ s\\)`).test(f), 20_000);
+    // Three silent heartbeats on, the only live node (this one) takes over its work, and says so.
+    await waitForFrame(view.lastFrame, (f) => f.includes(`${ids[1]} is down; ${ids[0]} (this one) took over its work`), 20_000);
     view.stdin.write(keys.escape);
     await waitForFrame(view.lastFrame, (f) => !f.includes('node(s) up'));
   });

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { useEffect, useState } from 'react';
-import { clusterSummary, configWarning, nodeTableLines } from '../../cluster/nodes-table.js';
+import { clusterSummary, configWarning, nodeNotes, nodeTableLines } from '../../cluster/nodes-table.js';
 import type { Operations } from '../../operations/index.js';
 import { CUT_MARK, fit } from '../format.js';
 import { useFetched } from '../hooks/useFetched.js';
@@ -15,7 +15,8 @@ const REFRESH_MS = 2_000;
 
 /**
  * `/nodes`: the gateways of the cluster this console's gateway belongs to, with their state,
- * config hash, runs in flight and last heartbeat, read again every 2 s while open. On SQLite (one
+ * config hash, runs in flight and last heartbeat, and who took over a down node's work, read again
+ * every 2 s while open. On SQLite (one
  * gateway) it says there is no cluster and how to make one.
  */
 export function NodesOverlay({ ops, width, height, onClose }: {
@@ -36,6 +37,9 @@ export function NodesOverlay({ ops, width, height, onClose }: {
   }, { layer: 'overlay', modal: true });
 
   const warning = value ? configWarning(value.nodes) : undefined;
+  const notes = value ? nodeNotes(value) : [];
+  // Row i + 1 of the table is node i (the header comes first).
+  const isDown = (index: number) => value?.nodes[index - 1]?.state === 'down';
   const lines = error ? [`Could not read the nodes: ${error}`]
     : value === undefined ? ['Reading the nodes...']
       : value === null ? ['This gateway runs on SQLite: no cluster. Several gateways share one PostgreSQL with store.url (README: Scale out).']
@@ -44,8 +48,9 @@ export function NodesOverlay({ ops, width, height, onClose }: {
     <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={theme.accent} paddingX={1}>
       <Text bold wrap="truncate">{fit(`Nodes${value ? ` · ${clusterSummary(value)} · * this one` : ''} · Esc close`, width - 4)}</Text>
       {lines.slice(0, Math.max(1, height - 4)).map((line, index) => (
-        <Text key={index} bold={value !== null && value !== undefined && index === 0} color={line.includes(' down (') ? theme.error : undefined} wrap="truncate">{cut(line, width - 4)}</Text>
+        <Text key={index} bold={value !== null && value !== undefined && index === 0} color={isDown(index) ? theme.error : undefined} wrap="truncate">{cut(line, width - 4)}</Text>
       ))}
+      {notes.map((note) => <Text key={note} wrap="truncate">{fit(note, width - 4)}</Text>)}
       {warning ? <Text color={theme.warn} wrap="truncate">{fit(`warning: ${warning}`, width - 4)}</Text> : null}
     </Box>
   );
