@@ -6,6 +6,7 @@ import type { ApprovalRecord } from '../store/approvals.js';
 import type { ApprovalBackend } from '../store/async-domains.js';
 import { truncateMiddle } from './truncate.js';
 import { ApprovalTimeout, type ApprovalInput, type ApprovalOutcome, type ApprovalRequester } from './types.js';
+import { repeatedFailure } from '../infra/repeated-failure.js';
 
 /**
  * `interactive`: an operator console decides. `wait`: pending until `switchboard approvals`
@@ -139,6 +140,7 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
     }
   }
 
+  const decisionFailures = repeatedFailure(deps.logger, 'Reading approval decisions from the store');
   /** Decisions made by other processes, and expiries this process missed. */
   const poll = async () => {
     if (polling) return;
@@ -151,8 +153,9 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
         if (record.status !== 'pending') concluded(record, false);
         else if (now() >= record.expiresAtMs) await close(id, 'expired', { reason: 'no decision before the approval timeout', by: 'timeout' });
       }
+      decisionFailures.worked();
     } catch (error) {
-      deps.logger.warn({ err: error }, 'Reading approval decisions from the store failed; trying again');
+      decisionFailures.failed(error);
     } finally {
       polling = false;
     }
@@ -269,8 +272,9 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
   // One look at a time, in the order asked: a late answer to an earlier read cannot bring back a
   // request that a later notification saw decided.
   let looks = Promise.resolve();
-  const serially = (look: () => Promise<void>, what: string) => {
-    const next = looks.then(look).catch((error: unknown) => deps.logger.warn({ err: error }, `Reading ${what} failed; the next look tries again`));
+  const lookFailures = repeatedFailure(deps.logger, 'Reading the approval requests of other nodes');
+  const serially = (look: () => Promise<void>) => {
+    const next = looks.then(look).then(() => lookFailures.worked(), (error: unknown) => lookFailures.failed(error));
     looks = next;
     return next;
   };
@@ -278,7 +282,7 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
   const othersTimer = deps.othersEveryMs === undefined ? undefined : setInterval(() => {
     if (looking) return;
     looking = true;
-    void serially(lookAtOthers, 'the approval requests of other nodes').finally(() => { looking = false; });
+    void serially(lookAtOthers).finally(() => { looking = false; });
   }, deps.othersEveryMs);
   othersTimer?.unref();
 
@@ -309,7 +313,7 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
       if (removed) grantsChanged();
       return removed;
     },
-    heard: (id) => serially(() => lookAt(id), `approval ${id} of another node`),
+    heard: (id) => serially(() => lookAt(id)),
     async cancelAll(reason) {
       clearInterval(othersTimer);
       await Promise.all([...waiting.keys()].map((id) => close(id, 'cancelled', { reason, by: 'shutdown' })));

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { clusterSummary, configWarning, nodeNotes, nodeTableLines, type ClusterView } from '../cluster/nodes-table.js';
 import type { HomeLayout } from '../config/home.js';
 import { attachToGateway } from '../operations/connect.js';
+import { formerNodeIdOf } from '../store/database-url.js';
 
 export interface ClusterStatus extends ClusterView {
   /** Set when the nodes that are up run different config.json files. */
@@ -29,7 +29,7 @@ export async function clusterOf(home: HomeLayout): Promise<ClusterStatus | null>
  */
 export function clusterLines(cluster: ClusterStatus | null, homeRoot: string, now = Date.now()): string[] {
   if (!cluster) {
-    const nodeId = formerNodeId(homeRoot);
+    const nodeId = formerNodeIdOf(homeRoot);
     return nodeId ? [
       `  warning   this home was cluster node ${nodeId}, but its gateway runs on its own SQLite file: the other nodes`,
       '            never see what it takes. To rejoin, restart it with SWITCHBOARD_DATABASE_URL (or store.url) set;',
@@ -42,12 +42,4 @@ export function clusterLines(cluster: ClusterStatus | null, homeRoot: string, no
     ...nodeNotes(cluster).map((note) => `  note      ${note}`),
     ...(cluster.warning ? [`  warning   ${cluster.warning}`] : []),
   ];
-}
-
-function formerNodeId(homeRoot: string): string | undefined {
-  try {
-    return readFileSync(path.join(homeRoot, 'node-id'), 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
-  }
 }

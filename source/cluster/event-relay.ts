@@ -3,6 +3,7 @@ import type { RunResult } from '../agent/types.js';
 import type { GatewayEvent } from '../operations/state.js';
 import type { EventChannel } from '../store/pg/event-channel.js';
 import type { NodeView } from '../store/pg/nodes.js';
+import { repeatedFailure } from '../infra/repeated-failure.js';
 
 /**
  * The events a console on any node shows for the whole cluster: webhook requests, runs and their
@@ -53,8 +54,9 @@ export function createEventRelay(deps: {
   let timer: NodeJS.Timeout | undefined;
   // Runs in flight on other nodes, as their events said: a node that dies sends no end (`sweep`).
   const remoteRuns = new Map<string, RunStarted & { node: string }>();
+  const publishFailures = repeatedFailure(deps.logger, 'Sending events to the other nodes (their consoles miss what is not sent)');
   const publish = (message: string) => void channel?.publish(message)
-    .catch((error: unknown) => deps.logger.warn({ err: error }, 'Sending events to the other nodes failed; their consoles miss them'));
+    .then(() => publishFailures.worked(), (error: unknown) => publishFailures.failed(error));
   const publishEvents = (events: string[]) => publish(`{"node":${JSON.stringify(deps.nodeId)},"events":[${events.join(',')}]}`);
   const flush = () => {
     timer = undefined;

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Component } from '../gateway/lifecycle.js';
 import type { NodeInfo, NodeView } from '../store/pg/nodes.js';
 import type { SharedStore } from '../store/shared-store.js';
+import { repeatedFailure } from '../infra/repeated-failure.js';
 import { configWarning } from './nodes-table.js';
 
 export interface Membership extends Component {
@@ -43,9 +44,10 @@ export function createMembership(deps: {
     for (const silent of await nodes.claimSilent()) await deps.takeOver(silent);
     await compareConfigs();
   };
+  const beatFailures = repeatedFailure(deps.logger, 'The cluster heartbeat');
   const tick = () => {
     beating ??= beat()
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'Cluster heartbeat failed; trying again at the next one'))
+      .then(() => beatFailures.worked(), (error: unknown) => beatFailures.failed(error))
       .finally(() => { beating = undefined; });
   };
   return {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { createEventRelay, RELAYED_EVENTS, type EventRelay } from '../cluster/event-relay.js';
 import type { Logger } from 'pino';
 import type { HomeLayout } from '../config/home.js';
@@ -12,12 +13,13 @@ import { createLogger } from '../infra/logger.js';
 import type { LogFileHealth } from '../infra/log-file.js';
 import { loadCheckedConfig } from '../gateway/check-config.js';
 import { openStore, type Store } from '../store/database.js';
-import { databaseUrl, nodeIdOf } from '../store/database-url.js';
+import { databaseUrl, formerNodeIdOf, nodeIdOf } from '../store/database-url.js';
 import { DEFAULT_HEARTBEAT_MS, type SharedStore } from '../store/shared-store.js';
 import { faultSummary } from '../store/store-fault.js';
 import { coreState, initialState } from './gateway-state.js';
 import { createOperations, dispatchOperation, hasOperation, type Operations } from './index.js';
 import { consoleEventView, createReadModel, type GatewayEvent, type GatewayHello, type GatewayState } from './state.js';
+import { repeatedFailure } from '../infra/repeated-failure.js';
 
 export interface GatewayHostOptions {
   home: HomeLayout;
@@ -144,11 +146,12 @@ const REMOTE_RUNS_SWEEP_MS = 5_000;
 function sweepRemoteRuns(relay: EventRelay, gateway: Gateway, logger: Logger) {
   let timer: NodeJS.Timeout | undefined;
   let busy = false;
+  const failures = repeatedFailure(logger, 'Reading the nodes table for runs of other nodes');
   const tick = () => {
     if (busy || !relay.hasRemoteRuns() || !gateway.cluster) return;
     busy = true;
-    void gateway.cluster.nodes().then((nodes) => relay.sweep(nodes))
-      .catch((error: unknown) => logger.warn({ err: error }, 'Reading the nodes table for runs of other nodes failed; trying again'))
+    void gateway.cluster.nodes().then((nodes) => { relay.sweep(nodes); failures.worked(); })
+      .catch((error: unknown) => failures.failed(error))
       .finally(() => { busy = false; });
   };
   return {
@@ -192,6 +195,10 @@ export async function startHomeGateway(home: HomeLayout, options: { mode: 'headl
       const { openSharedStore } = await import('../store/shared-store.js');
       shared = await openSharedStore(url, nodeIdOf(home.root), { heartbeatMs: 1_000 * (config.values.store?.heartbeat_seconds ?? DEFAULT_HEARTBEAT_MS / 1_000) });
       logger.info(`Store: PostgreSQL at ${shared.shown}, shared with the other nodes; this node is ${shared.nodeId}`);
+    } else {
+      // Likely started without the database (a shell without the variable): said at start, not only by `status`.
+      const former = formerNodeIdOf(home.root);
+      if (former) logger.warn(`This home was cluster node ${former}, but no database URL is set (store.url or SWITCHBOARD_DATABASE_URL): this gateway runs alone on its SQLite file and the other nodes never see what it takes. To rejoin, restart it with the URL; to leave the cluster for good, delete ${path.join(home.root, 'node-id')}`);
     }
     const sharedStore = shared;
     const host = await startGatewayHost({ home, config, store, logger, logRing, logHealth, mode: options.mode, version: options.version, ...(sharedStore ? { cluster: sharedStore } : {}) });

@@ -45,14 +45,18 @@ export function shownDatabaseUrl(url: string): string {
  * `$SWITCHBOARD_HOME/node-id`, so a restarted gateway recovers the rows it held before.
  */
 export function nodeIdOf(homeRoot: string): string {
-  const file = path.join(homeRoot, 'node-id');
-  try {
-    const kept = readFileSync(file, 'utf8').trim();
-    if (kept) return kept;
-  } catch {
-    // not made yet
-  }
+  const kept = formerNodeIdOf(homeRoot);
+  if (kept) return kept;
   const made = `${os.hostname()}-${randomBytes(4).toString('hex')}`;
-  writeFileSync(file, `${made}\n`);
+  writeFileSync(path.join(homeRoot, 'node-id'), `${made}\n`);
   return made;
+}
+
+/** The node id this home had in a cluster, if it ever was a node (read, never made). */
+export function formerNodeIdOf(homeRoot: string): string | undefined {
+  try {
+    return readFileSync(path.join(homeRoot, 'node-id'), 'utf8').trim() || undefined;
+  } catch {
+    return undefined; // never a node
+  }
 }
