@@ -7,6 +7,9 @@ import type { SharedStore } from '../store/shared-store.js';
 import { repeatedFailure } from '../infra/repeated-failure.js';
 import { configWarning } from './nodes-table.js';
 
+/** A node stopped or taken over this long ago leaves the table (`status` would list it forever). */
+export const FORGET_AFTER_MS = 72 * 3_600_000;
+
 export interface Membership extends Component {
   /** Every node the cluster has seen, with its state (`up`, `down`, `stopped`). */
   nodes(): Promise<NodeView[]>;
@@ -42,6 +45,9 @@ export function createMembership(deps: {
       deps.logger.error(`Node ${takenBy} took this node for dead (no heartbeat for ${(3 * heartbeatMs) / 1000} s) and took over the work it held then: runs of that moment may run twice. This node goes on; give it more CPU or raise store.heartbeat_seconds`);
     }
     for (const silent of await nodes.claimSilent()) await deps.takeOver(silent);
+    for (const gone of await nodes.forgetGone(FORGET_AFTER_MS)) {
+      deps.logger.info(`Cluster: node ${gone} left the nodes table (stopped or taken over ${FORGET_AFTER_MS / 3_600_000} h ago); it joins again if it comes back`);
+    }
     await compareConfigs();
   };
   const beatFailures = repeatedFailure(deps.logger, 'The cluster heartbeat');

@@ -46,4 +46,31 @@ describe('cluster membership', () => {
     await new Promise((resolve) => setTimeout(resolve, 5 * HEARTBEAT_MS)); // more heartbeats: nothing said twice
     expect(warnings()).toHaveLength(1);
   });
+
+  it('forgets nodes gone for good (stopped or taken over 72 hours ago), and only those', async () => {
+    const url = await postgres().freshDatabase();
+    const db = await openPgStore(url);
+    cleanups.push(() => db.close());
+    const hour = 3_600_000;
+    const at = Date.now();
+    const row = (id: string, hoursAgo: number, how: 'stopped' | 'taken' | 'down') => db.query(`INSERT INTO nodes (id, host, pid, version, config_hash,
+      runs_in_flight, started_at_ms, heartbeat_at_ms, stopped_at_ms, taken_over_by, taken_over_at_ms) VALUES ($1, 'h', 1, 'v', 'aaaaaaaaaaaa', 0, 0, $2, $3, $4, $5)`,
+    [id, at - (hoursAgo + 1) * hour, how === 'stopped' ? at - hoursAgo * hour : null, how === 'taken' ? 'node-x' : null, how === 'taken' ? at - hoursAgo * hour : null]);
+    await row('stopped-long-ago', 73, 'stopped');
+    await row('taken-long-ago', 100, 'taken');
+    await row('stopped-yesterday', 24, 'stopped');
+    await row('taken-yesterday', 24, 'taken');
+    // Silent for days but never taken over: node a takes its work over now, and it stays in sight.
+    await row('down-untaken', 100, 'down');
+    const a = await node(url, 'node-a', { value: 'aaaaaaaaaaaa' });
+    const forgotten = () => a.lines.map((line) => line.msg).filter((msg) => msg.includes('left the nodes table')).sort();
+    await waitUntil(() => forgotten().length === 2, 10_000, 'two nodes forgotten');
+    expect(forgotten()).toEqual([
+      'Cluster: node stopped-long-ago left the nodes table (stopped or taken over 72 h ago); it joins again if it comes back',
+      'Cluster: node taken-long-ago left the nodes table (stopped or taken over 72 h ago); it joins again if it comes back',
+    ]);
+    await waitUntil(async () => (await db.query(`SELECT 1 FROM nodes WHERE id = 'down-untaken' AND taken_over_by = 'node-a'`)).rowCount === 1, 10_000, 'the takeover');
+    const { rows } = await db.query<{ id: string }>('SELECT id FROM nodes ORDER BY id');
+    expect(rows.map((each) => each.id)).toEqual(['down-untaken', 'node-a', 'stopped-yesterday', 'taken-yesterday']);
+  });
 });

@@ -60,6 +60,15 @@ export function createNodeRegistry(store: PgStore, nodeId: string, heartbeatMs: 
         WHERE id <> $1 AND stopped_at_ms IS NULL AND taken_over_by IS NULL AND heartbeat_at_ms < $3 RETURNING id`, [nodeId, now(), silentSince()]);
       return rows.map((row) => row.id);
     },
+    /**
+     * Nodes gone for good: stopped, or taken over, at least `afterMs` ago. Their work is done and
+     * their rows go (a home that comes back later joins again under its id).
+     */
+    async forgetGone(afterMs: number): Promise<string[]> {
+      const { rows } = await store.query<{ id: string }>(`DELETE FROM nodes WHERE id <> $1
+        AND (stopped_at_ms < $2 OR (taken_over_by IS NOT NULL AND taken_over_at_ms < $2)) RETURNING id`, [nodeId, now() - afterMs]);
+      return rows.map((row) => row.id);
+    },
     /** The delivery rows a dead node left finished but undelivered become this node's to deliver. */
     async adoptDeliveries(fromNodeId: string): Promise<void> {
       await store.query(`UPDATE webhook_deliveries SET node_id = $1 WHERE node_id = $2 AND state = 'running'`, [nodeId, fromNodeId]);
