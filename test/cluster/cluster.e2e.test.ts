@@ -55,7 +55,7 @@ describe('three gateways on one PostgreSQL', () => {
   it('accept one delivery id sent to all three, fifty requests at once, exactly once; each node says which store it uses', { timeout: 180_000 }, async () => {
     const url = await postgres().freshDatabase();
     const nodes = await Promise.all([1, 2, 3].map(() => startNode(clusterHome(), url)));
-    for (const node of nodes) expect(node.cli.output()).toMatch(/Store: PostgreSQL at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/test_\d+_\d+, shared with the other nodes; this node is \S+/);
+    for (const node of nodes) expect(node.cli.output()).toMatch(/Store: PostgreSQL at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/test_\w+, shared with the other nodes; this node is \S+/);
     for (const node of nodes) expect(node.cli.output()).not.toContain(':switchboard-test@'); // the password
     for (let round = 0; round < 3; round += 1) {
       const statuses = await Promise.all(Array.from({ length: 50 }, (_, i) => post(nodes[i % 3]!, `same-${round}`)));
