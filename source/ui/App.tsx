@@ -317,6 +317,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
 
 /** What quitting does: an attached console only detaches; an in-process one stops the gateway. */
 function quitPrompt(state: ConsoleState): string {
+  if (state.link.where === 'attached' && state.link.status !== 'connected') return `Leave? The gateway (pid ${state.link.hello.pid}) is not answering: this console is only waiting for it. y or Ctrl-C / any other key to stay`;
   if (state.link.where === 'attached') return `Detach from the gateway (pid ${state.link.hello.pid})? It keeps running${state.runsHere > 0 ? ` its ${state.runsHere} run(s)` : ''}. y or Ctrl-C / any other key to stay`;
   return `${state.runsHere} run(s) in flight: quitting stops the gateway, and webhook runs are queued again for its next start. Quit? y or Ctrl-C / any other key to stay`;
 }

@@ -72,6 +72,11 @@ describe('consoles attached to a headless gateway (tmux)', () => {
     await gateway.exited;
     await both(sessions, (screen) => screen.includes('disconnected from the gateway'), 'the disconnected banner in both');
     expect(capture('a')).toMatch(/hourly\s+every 1h\s+paused/);
+    // Quitting now does not pretend the gateway keeps running: it is not answering.
+    send('b', 'q');
+    await both(['b'], (screen) => screen.includes('is not answering: this console is only waiting for it'), 'the leave prompt while disconnected');
+    send('b', 'n');
+    await both(['b'], (screen) => !screen.includes('is not answering'), 'the prompt gone');
     await start();
     await both(sessions, (screen) => !screen.includes('disconnected from the gateway') && /attached to pid \d+/.test(screen), 'both re-attached', 20_000);
     const newPid = /pid (\d+)/.exec((await runCli(['status', '--home', home.root])).stdout)![1]!;
