@@ -1,25 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { attachLink } from '../../source/operations/connect.js';
 import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
 import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
-import { stopClis, type RunningCli } from '../helpers/cli.js';
 import { renderConsole } from '../helpers/console.js';
 import { preparedHome } from '../helpers/host.js';
 import { waitForFrame } from '../helpers/ink.js';
-import { startGatewayNode, usePostgres } from '../helpers/cluster.js';
+import { startGatewayNode, useClusterCleanup, usePostgres } from '../helpers/cluster.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
 
 /** Issue #19: an approval asked by a run on node B, decided in a console attached to node A. */
 const postgres = usePostgres();
 
-const running: RunningCli[] = [];
-const closers: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-  await stopClis(running, 'SIGKILL');
-});
+const { running, closers } = useClusterCleanup();
 
 describe('an approval across nodes', () => {
   it('shows in a console attached to another node at once, with its node, and the decision there lets the run go on at once', { timeout: 180_000 }, async () => {

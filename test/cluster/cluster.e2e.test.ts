@@ -1,12 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HomeLayout } from '../../source/config/home.js';
 import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
-import { runCli, stopClis, type RunningCli } from '../helpers/cli.js';
+import { runCli, type RunningCli } from '../helpers/cli.js';
 import { preparedHome } from '../helpers/host.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
-import { startGatewayNode, usePostgres } from '../helpers/cluster.js';
+import { startGatewayNode, useClusterCleanup, usePostgres } from '../helpers/cluster.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
 
 /**
@@ -15,14 +15,7 @@ import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
  */
 const postgres = usePostgres();
 
-const running: RunningCli[] = [];
-const stores: PgStore[] = [];
-const models: ScriptedModel[] = [];
-afterEach(async () => {
-  await stopClis(running, 'SIGKILL');
-  for (const store of stores.splice(0)) await store.close();
-  for (const model of models.splice(0)) await model.close();
-});
+const { running, closers } = useClusterCleanup();
 
 interface Node { home: HomeLayout; cli: RunningCli; url: string }
 
@@ -47,7 +40,7 @@ async function post(node: Node, deliveryId: string): Promise<number> {
 
 async function database(url: string): Promise<PgStore> {
   const store = await openPgStore(url);
-  stores.push(store);
+  closers.push(() => store.close());
   return store;
 }
 
@@ -73,7 +66,7 @@ describe('three gateways on one PostgreSQL', () => {
     // Each run waits 50 ms on the model: the killed node has runs in flight and deliveries claimed,
     // and the others are busy while it restarts (its recovery must leave their rows alone).
     const model = await startScriptedModel([{ text: 'Looks good.', delayMs: 50 }], { repeatLast: true });
-    models.push(model);
+    closers.push(() => model.close());
     const homes = [clusterHome(model), clusterHome(model), clusterHome(model)];
     const nodes = await Promise.all(homes.map((home) => startNode(home, url)));
     const db = await database(url);
@@ -120,7 +113,7 @@ describe('three gateways on one PostgreSQL', () => {
   it('list every node in status --json; a node killed and never restarted is shown down and a live node takes over its work', { timeout: 240_000 }, async () => {
     const url = await postgres().freshDatabase();
     const model = await startScriptedModel([{ text: 'Looks good.', delayMs: 50 }], { repeatLast: true });
-    models.push(model);
+    closers.push(() => model.close());
     const homes = [clusterHome(model, 1), clusterHome(model, 1), clusterHome(model, 1)];
     const nodes = await Promise.all(homes.map((home) => startNode(home, url)));
     const ids = homes.map((home) => readFileSync(path.join(home.root, 'node-id'), 'utf8').trim());

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
-import { runCli, stopClis, type RunningCli } from '../helpers/cli.js';
-import { startGatewayNode, usePostgres, type GatewayNode } from '../helpers/cluster.js';
+import { describe, expect, it } from 'vitest';
+import { openPgStore } from '../../source/store/pg/pg-store.js';
+import { runCli } from '../helpers/cli.js';
+import { startGatewayNode, type GatewayNode, useClusterCleanup, usePostgres } from '../helpers/cluster.js';
 import { preparedHome } from '../helpers/host.js';
 import { tempHome } from '../helpers/temp-home.js';
 import { waitUntil } from '../helpers/webhooks.js';
@@ -17,12 +17,7 @@ import { waitUntil } from '../helpers/webhooks.js';
  */
 const postgres = usePostgres();
 
-const running: RunningCli[] = [];
-const stores: PgStore[] = [];
-afterEach(async () => {
-  await stopClis(running, 'SIGKILL');
-  for (const store of stores.splice(0)) await store.close();
-});
+const { running, closers } = useClusterCleanup();
 
 const MINUTE = 60_000;
 
@@ -61,7 +56,7 @@ describe('scheduled jobs on three gateway processes', () => {
     expect(fourthOfFirst - thirdOfLast).toBeGreaterThan(30_000);
 
     const db = await openPgStore(url);
-    stores.push(db);
+    closers.push(() => db.close());
     const finished = async () => (await db.query<JobRunRow>(`SELECT job_name, trigger, status, scheduled_at_ms, node_id FROM job_runs
       WHERE status NOT IN ('queued', 'running') ORDER BY job_name, scheduled_at_ms`)).rows;
     await waitUntil(async () => Date.now() > thirdOfLast && (await finished()).length >= 60, thirdOfLast - Date.now() + 30_000, 'sixty finished runs');

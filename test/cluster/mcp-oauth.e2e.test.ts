@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../source/config/types.js';
 import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
-import { runCli, startCli, stopClis, type RunningCli } from '../helpers/cli.js';
-import { startGatewayNode, usePostgres } from '../helpers/cluster.js';
+import { runCli, startCli } from '../helpers/cli.js';
+import { startGatewayNode, useClusterCleanup, usePostgres } from '../helpers/cluster.js';
 import { preparedHome } from '../helpers/host.js';
 import { approveInBrowser, startOAuthPeers, type OAuthPeers } from '../helpers/oauth.js';
 
@@ -15,12 +15,7 @@ import { approveInBrowser, startOAuthPeers, type OAuthPeers } from '../helpers/o
  */
 const postgres = usePostgres();
 
-const running: RunningCli[] = [];
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  await stopClis(running, 'SIGKILL');
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { running, closers: cleanups } = useClusterCleanup();
 
 const noDisplay = { DISPLAY: '', WAYLAND_DISPLAY: '' };
 const oauthHome = (p: OAuthPeers) => preparedHome((config) => {

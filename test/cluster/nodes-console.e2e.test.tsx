@@ -1,23 +1,17 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { attachLink } from '../../source/operations/connect.js';
-import { stopClis, type RunningCli } from '../helpers/cli.js';
 import { renderConsole, slash } from '../helpers/console.js';
 import { preparedHome } from '../helpers/host.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
-import { startGatewayNode, usePostgres } from '../helpers/cluster.js';
+import { startGatewayNode, useClusterCleanup, usePostgres } from '../helpers/cluster.js';
 import { githubHeaders, SECRET } from '../helpers/webhooks.js';
 
 /** The console's /nodes: attached to a real cluster node, and in-process on SQLite. */
 const postgres = usePostgres();
 
-const running: RunningCli[] = [];
-const closers: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-  await stopClis(running, 'SIGKILL');
-});
+const { running, closers } = useClusterCleanup();
 
 describe('/nodes in the console', () => {
   it('lists the nodes of the cluster its gateway is in, and shows a killed one down', { timeout: 120_000 }, async () => {

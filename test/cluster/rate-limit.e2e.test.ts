@@ -1,9 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HomeLayout } from '../../source/config/home.js';
-import { openPgStore, type PgStore } from '../../source/store/pg/pg-store.js';
-import { stopClis, type RunningCli } from '../helpers/cli.js';
+import { openPgStore } from '../../source/store/pg/pg-store.js';
 import { preparedHome } from '../helpers/host.js';
-import { startGatewayNode, usePostgres } from '../helpers/cluster.js';
+import { startGatewayNode, useClusterCleanup, usePostgres } from '../helpers/cluster.js';
 import { githubHeaders, SECRET } from '../helpers/webhooks.js';
 
 /**
@@ -12,12 +11,7 @@ import { githubHeaders, SECRET } from '../helpers/webhooks.js';
  */
 const postgres = usePostgres();
 
-const running: RunningCli[] = [];
-const stores: PgStore[] = [];
-afterEach(async () => {
-  await stopClis(running, 'SIGKILL');
-  for (const store of stores.splice(0)) await store.close();
-});
+const { running, closers } = useClusterCleanup();
 
 const LIMIT = 20;
 const limitedHome = () => preparedHome((config) => {
@@ -49,7 +43,7 @@ describe('rate limits across three gateways on one PostgreSQL', () => {
       expect(answer.body.message).toContain(`Route "gh": more than ${LIMIT} requests in 60 s`);
     }
     const db = await openPgStore(url);
-    stores.push(db);
+    closers.push(() => db.close());
     const { rows: [accepted] } = await db.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM webhook_deliveries WHERE route = 'gh'`);
     expect(accepted!.n).toBe(LIMIT);
   });

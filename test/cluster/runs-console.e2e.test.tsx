@@ -1,25 +1,19 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { attachLink } from '../../source/operations/connect.js';
 import { openPgStore } from '../../source/store/pg/pg-store.js';
 import { startScriptedModel } from '../fixtures/scripted-model.js';
-import { stopClis, type RunningCli } from '../helpers/cli.js';
 import { renderConsole } from '../helpers/console.js';
 import { preparedHome } from '../helpers/host.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
-import { startGatewayNode, usePostgres } from '../helpers/cluster.js';
+import { startGatewayNode, useClusterCleanup, usePostgres } from '../helpers/cluster.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
 
 /** Issue #19: a console attached to one node counts and lists the runs in flight on every node. */
 const postgres = usePostgres();
 
-const running: RunningCli[] = [];
-const closers: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-  await stopClis(running, 'SIGKILL');
-});
+const { running, closers } = useClusterCleanup();
 
 describe('runs in flight across nodes', () => {
   it('the header counts a run held on another node, the runs overlay names that node, and a killed node\'s run leaves the count', { timeout: 120_000 }, async () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import type { HomeLayout } from '../../source/config/home.js';
-import { startCli, type RunningCli } from './cli.js';
+import { startCli, stopClis, type RunningCli } from './cli.js';
 import { connectPostgres, type TestPostgres } from './postgres.js';
 
 /** The run's real PostgreSQL (test/helpers/postgres-global.ts): `postgres().freshDatabase()` per test. */
@@ -28,4 +28,19 @@ export async function startGatewayNode(home: HomeLayout, databaseUrl: string, ru
   await cli.waitFor('Control channel listening', 60_000);
   const urls = [...cli.output().matchAll(/Webhook listener on (http:\/\/127\.0\.0\.1:\d+)/g)];
   return { cli, url: urls.at(-1)![1]! };
+}
+
+/**
+ * What a cluster test starts, cleaned up after each test: the gateway processes in `running` first,
+ * killed (SIGKILL: nothing to wait for), then `closers`, last in first out (consoles, the test's
+ * own connections, model servers).
+ */
+export function useClusterCleanup(): { running: RunningCli[]; closers: Array<() => unknown> } {
+  const running: RunningCli[] = [];
+  const closers: Array<() => unknown> = [];
+  afterEach(async () => {
+    await stopClis(running, 'SIGKILL');
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+  return { running, closers };
 }
