@@ -87,6 +87,8 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
       relay!.send(stamped);
     }) as never);
   }
+  // Lines logged before the host (which store, which node) are in the ring already: the Logs pane starts with them.
+  for (const line of options.logRing.lines()) record({ type: 'log.line', data: line });
   options.logRing.onLine((line) => record({ type: 'log.line', data: line }));
 
   const state = (): GatewayState => ({ ...activity.state(), ...coreState(gateway) });
