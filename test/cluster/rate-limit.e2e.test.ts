@@ -39,7 +39,9 @@ describe('rate limits across three gateways on one PostgreSQL', () => {
     expect(refused).toHaveLength(2 * LIMIT);
     for (const answer of refused) {
       expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
-      expect(Number(answer.retryAfter)).toBeLessThanOrEqual(60);
+      // 61 at most: the wait is counted from this node's clock read, and a stamp another node made a
+      // few ms later (the stamps take the latest time) can need 60.005 s, rounded up.
+      expect(Number(answer.retryAfter)).toBeLessThanOrEqual(61);
       expect(answer.body.message).toContain(`Route "gh": more than ${LIMIT} requests in 60 s`);
     }
     const db = await openPgStore(url);
