@@ -1,8 +1,7 @@
 import path from 'node:path';
-import { clusterSummary, configWarning, nodeNotes, nodeTableLines, type ClusterView } from '../cluster/nodes-table.js';
+import { clusterSummary, configWarning, formerNodeIdOf, nodeNotes, nodeTableLines, type ClusterView } from '../operations/cluster-view.js';
 import type { HomeLayout } from '../config/home.js';
 import { attachToGateway } from '../operations/connect.js';
-import { formerNodeIdOf } from '../store/database-url.js';
 
 export interface ClusterStatus extends ClusterView {
   /** Set when the nodes that are up run different config.json files. */

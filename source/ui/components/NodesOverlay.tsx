@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { useEffect, useState } from 'react';
-import { clusterSummary, configWarning, nodeNotes, nodeTableLines } from '../../cluster/nodes-table.js';
+import { clusterSummary, configWarning, nodeNotes, nodeTableLines } from '../../operations/cluster-view.js';
 import type { Operations } from '../../operations/index.js';
 import { CUT_MARK, fit } from '../format.js';
 import { useFetched } from '../hooks/useFetched.js';
