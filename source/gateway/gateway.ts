@@ -9,7 +9,6 @@ import type { Logger } from 'pino';
 import { createAgentStack, type AgentStack } from '../agent/agent-stack.js';
 import type { ApprovalPolicy } from '../agent/approval-queue.js';
 import type { RunAgent } from '../agent/types.js';
-import { ConfigError } from '../config/errors.js';
 import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
 import { routeTargetIssues } from '../delivery/check-config.js';
 import { createDeliveryService, type DeliveryService } from '../delivery/deliver.js';
@@ -26,17 +25,16 @@ import type { RunRow } from '../store/runs.js';
 import type { Store } from '../store/database.js';
 import { resolveWebhooks } from '../webhooks/config.js';
 import { createWebhookPlatform, type WebhookPlatform } from '../webhooks/platform.js';
-import { subscribeWebhook, unsubscribeWebhook, type SubscribeRequest, type Subscribed, type SubscriptionResult } from '../webhooks/subscribe.js';
-import type { DeliveryState } from '../store/webhook-deliveries.js';
 import { createConfigCommands, type ConfigCommands } from './config-commands.js';
 import { createConfigWatch } from './config-watch.js';
+import { createWebhookCommands, type WebhookCommands } from './webhook-commands.js';
 import { createGatewayEvents, type GatewayEvents } from './events.js';
 import type { GatewayMetrics } from './metrics.js';
 import { createLifecycle, type Component } from './lifecycle.js';
 import { acquireGatewayLock } from './lock.js';
 import { gatewayHealth, storeComponent, type GatewayHealth } from './store-component.js';
 import type { LogFileHealth } from '../infra/log-file.js';
-import { listen, listenerUrl } from './webhook-listener.js';
+import { listen } from './webhook-listener.js';
 
 export interface GatewayDeps {
   config: ResolvedConfig;
@@ -98,19 +96,7 @@ export interface Gateway {
   /** MCP servers: `mcp.reload()` (spec /reload-mcp), `mcp.list()`. */
   mcp: McpCommands;
   /** Webhook commands: replay a recorded delivery, send a signed test request through the intake, subscribe (spec 2.8). */
-  webhooks: Pick<WebhookPlatform, 'replay' | 'test' | 'find' | 'secretFor' | 'recent'> & {
-    /** False while the platform is disabled in config.json. */
-    enabled: boolean;
-    subscribe(request: SubscribeRequest): Promise<SubscriptionResult<Subscribed>>;
-    unsubscribe(name: string): Promise<SubscriptionResult<{ name: string; shadowed: boolean }>>;
-    /** Static routes and subscriptions with their URLs (null while the listener is not bound). */
-    routes(): Promise<WebhookRouteView[]>;
-    /**
-     * Recorded deliveries per state (null while the platform is disabled). A count over the whole
-     * history, so a command, not part of snapshot(), which the console reads on every frame.
-     */
-    counts(): Promise<Record<DeliveryState, number> | null>;
-  };
+  webhooks: WebhookCommands;
   /** config.json from the console: read, change one key, reread after $EDITOR; what changed is applied live where it can be. */
   config: ConfigCommands;
   /**
@@ -125,22 +111,6 @@ export interface Gateway {
   /** Cluster mode: this node's id and every node's state; null on SQLite (one gateway). */
   cluster: { nodeId: string; nodes(): Promise<NodeView[]> } | null;
 }
-
-export interface WebhookRouteView {
-  name: string;
-  kind: 'static' | 'subscription';
-  url: string | null;
-  events: string[];
-  deliver: string;
-  description: string | null;
-  /** Never shown unless asked for (operations mask them). */
-  secrets: string[];
-  insecure: boolean;
-  /** A subscription hidden by a static route of its name. */
-  shadowed: boolean;
-}
-
-const webhookDisabled = 'the webhook platform is disabled: switchboard config set platforms.webhook.enabled true, then restart the gateway';
 
 /** Wires the core: the home lock first, then intake. Stop runs the same list backwards. */
 export function createGateway(deps: GatewayDeps): Gateway {
@@ -208,11 +178,6 @@ export function createGateway(deps: GatewayDeps): Gateway {
     : null;
   const webhookApp = webhooks?.app ?? null;
   const configCommands = createConfigCommands({ home: config.home, initial: config, logger, audit, events, mcp: mcp.commands, webhooks, live: () => status === 'running' });
-  const subscriptionDeps = (platform: WebhookPlatform) => ({
-    subscriptions: platform.subscriptions, values: configCommands.current().values, host: config.webhook.host, now,
-    isStaticRoute: (name: string) => platform.routeNames().static.includes(name),
-  });
-  const disabled = <T>(): SubscriptionResult<T> => ({ ok: false, reason: webhookDisabled, error: new ConfigError('WEBHOOK_DISABLED', webhookDisabled) });
   // On SQLite, jobs the CLI wrote are noticed through data_version; other backends are re-read at each pass.
   const { cron, scheduler, jobs } = createJobsDomain({
     config, jobs: backends.jobs, ...(deps.backends ? {} : { externalChanges: sqliteExternalChanges(deps.store) }), logger, events, now, runAgent, deliver: deliveries.deliver,
@@ -310,46 +275,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     tools: agentStack.tools,
     deliveries,
     mcp: mcp.commands,
-    webhooks: {
-      replay: async (deliveryId) => webhooks ? webhooks.replay(deliveryId) : { ok: false, reason: webhookDisabled },
-      test: async (route, input) => webhooks ? webhooks.test(route, input) : { ok: false, reason: webhookDisabled },
-      enabled: webhooks !== null,
-      find: async (deliveryId) => webhooks?.find(deliveryId),
-      recent: async (options) => webhooks?.recent(options) ?? [],
-      secretFor: async (route) => webhooks ? webhooks.secretFor(route) : { ok: false, reason: webhookDisabled },
-      counts: async () => webhooks?.counts() ?? null,
-      subscribe: async (request) => {
-        const result = webhooks ? await subscribeWebhook(subscriptionDeps(webhooks), request) : disabled<Subscribed>();
-        if (result.ok) {
-          await webhooks?.subscriptionsChanged();
-          events.emit('webhook.routesChanged', { name: result.value.subscription.name, change: 'subscribed' });
-        }
-        return result;
-      },
-      unsubscribe: async (name) => {
-        const result = webhooks ? await unsubscribeWebhook(subscriptionDeps(webhooks), name) : disabled<{ name: string; shadowed: boolean }>();
-        if (result.ok) {
-          await webhooks?.subscriptionsChanged();
-          events.emit('webhook.routesChanged', { name: result.value.name, change: 'unsubscribed' });
-        }
-        return result;
-      },
-      routes: async () => {
-        if (!webhooks) return [];
-        const { static: fixed } = webhooks.routeNames();
-        const url = (name: string) => `${webhookUrl ?? listenerUrl(config.webhook.host, config.webhook.port)}/webhooks/${encodeURIComponent(name)}`;
-        return [
-          ...fixed.map((name) => webhooks.staticRoute(name)!).map((route) => ({
-            name: route.name, kind: 'static' as const, url: url(route.name), events: route.events, deliver: route.deliver, description: route.description ?? null,
-            secrets: route.secrets, insecure: route.insecure, shadowed: false,
-          })),
-          ...(await webhooks.subscriptions.list()).map((s) => ({
-            name: s.name, kind: 'subscription' as const, url: url(s.name), events: s.events, deliver: s.deliver, description: s.description,
-            secrets: [s.secret], insecure: s.secret === 'INSECURE_NO_AUTH', shadowed: fixed.includes(s.name),
-          })),
-        ];
-      },
-    },
+    webhooks: createWebhookCommands({
+      platform: webhooks, events, now, host: config.webhook.host, port: config.webhook.port,
+      values: () => configCommands.current().values, listenerUrl: () => webhookUrl,
+    }),
     config: configCommands,
     runs: {
       get: (runId) => agentStack.runs.get(runId),

@@ -1,7 +1,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MASK } from '../config/mask.js';
-import type { WebhookRouteView } from '../gateway/gateway.js';
+import type { WebhookRouteView } from '../gateway/webhook-commands.js';
 import type { DeliveryRecord, DeliveryState } from '../store/webhook-deliveries.js';
 import type { Subscription } from '../store/webhook-subscriptions.js';
 import type { WebhookTestResult } from '../webhooks/platform.js';
