@@ -1,6 +1,13 @@
 // How a failed connect reads to an operator. No SDK import: the connection classifies failures
 // without loading the MCP SDK.
+import { isModernOnlyRejection } from './era-errors.js';
 import type { ResolvedMcpServer } from './server-config.js';
+
+/** A call that cannot go through (not connected, stopped, timed out): the caller's error. */
+export class McpCallError extends Error {}
+
+/** Missing certificate files and non-MCP endpoints: no retries. */
+export class FatalConnectError extends Error {}
 
 /** The HTTP status an SDK transport error carries (SdkHttpError `status`/`data.status`, SseError `code`). */
 export function httpStatusOf(error: unknown): number | undefined {
@@ -53,4 +60,19 @@ export function callErrorMessage(server: Pick<ResolvedMcpServer, 'name' | 'timeo
     return `server ${server.name}: ${label} did not answer within ${server.timeoutMs / 1000} s (mcp_servers.${server.name}.timeout = ${server.timeoutMs / 1000})`;
   }
   return `server ${server.name}: ${label} failed: ${describeError(error)}`;
+}
+
+/**
+ * Why a connect attempt failed, as the server's status says it: the error without HTML, the last
+ * stderr lines of a stdio server that closed or exited, and the fix when a legacy-only client meets
+ * a modern-only server.
+ */
+export function connectFailure(server: Pick<ResolvedMcpServer, 'name' | 'protocol'>, error: unknown, stderrTail: string): string {
+  let reason = withoutHtml(describeError(error));
+  if (!reason.startsWith(`server ${server.name}:`)) reason = `server ${server.name}: connect failed: ${reason}`;
+  if (stderrTail && /closed|exited|EPIPE/i.test(reason)) reason += ` (stderr: ${stderrTail})`;
+  if (server.protocol === 'legacy' && isModernOnlyRejection(error)) {
+    reason += `; the server only speaks the modern era: set mcp_servers.${server.name}.protocol to auto or stateless`;
+  }
+  return reason;
 }

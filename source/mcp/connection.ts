@@ -4,8 +4,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import type { ApprovalRequester } from '../agent/types.js';
 import { createHttpClient, type HttpClient } from './http-fetch.js';
 import { createBackoff, DEFAULT_BACKOFF, type BackoffSettings } from './backoff.js';
-import { callErrorMessage, credentialsNeeded, describeError, withoutHtml } from './connect-errors.js';
-import { isModernOnlyRejection } from './era-errors.js';
+import { callErrorMessage, connectFailure, credentialsNeeded, describeError, FatalConnectError, McpCallError, withoutHtml } from './connect-errors.js';
 import { createHeadlessOAuth } from './headless-oauth.js';
 import { preflight } from './preflight.js';
 import type { ResolvedMcpServer } from './server-config.js';
@@ -59,8 +58,6 @@ export interface ConnectionDeps {
 
 /** How often a `needs-login` server looks for tokens written by a login in another process. */
 const LOGIN_CHECK_MS = 2000;
-
-export class McpCallError extends Error {}
 
 /** One server's connection: connect, keepalive, backoff reconnect, stdio recycling, calls with timeouts. */
 export function createMcpConnection(deps: ConnectionDeps) {
@@ -256,13 +253,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
       awaitLogin(credentials);
       return;
     }
-    let reason = withoutHtml(describeError(error));
-    if (!reason.startsWith(`server ${server.name}:`)) reason = `server ${server.name}: connect failed: ${reason}`;
-    const tail = server.transport === 'stdio' ? stderrTail() : '';
-    if (tail && /closed|exited|EPIPE/i.test(reason)) reason += ` (stderr: ${tail})`;
-    if (server.protocol === 'legacy' && isModernOnlyRejection(error)) {
-      reason += `; the server only speaks the modern era: set mcp_servers.${server.name}.protocol to auto or stateless`;
-    }
+    const reason = connectFailure(server, error, server.transport === 'stdio' ? stderrTail() : '');
     if (error instanceof FatalConnectError) set('failed', reason);
     else fail(reason, false);
   }
@@ -407,6 +398,3 @@ export function createMcpConnection(deps: ConnectionDeps) {
 }
 
 export type McpConnection = ReturnType<typeof createMcpConnection>;
-
-/** Missing certificate files and non-MCP endpoints: no retries. */
-export class FatalConnectError extends Error {}
