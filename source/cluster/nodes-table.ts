@@ -23,7 +23,7 @@ export function nodeTableLines(view: ClusterView, now: number): string[] {
   const seconds = (ms: number) => Math.max(0, Math.round(ms / 1000));
   const rows = view.nodes.map((node) => [
     `${node.id}${node.id === view.nodeId ? ' *' : ''}`,
-    node.state === 'down' ? `down (silent ${seconds(now - node.heartbeatAtMs)} s)` : node.state,
+    node.state === 'down' ? `down (silent ${seconds(now - node.heartbeatAtMs)} s)` : node.late ? `up, late (silent ${seconds(now - node.heartbeatAtMs)} s)` : node.state,
     node.host, String(node.pid), node.version, node.configHash, String(node.runsInFlight), `${seconds(now - node.heartbeatAtMs)} s ago`,
   ]);
   const header = ['node', 'state', 'host', 'pid', 'version', 'config', 'runs', 'heartbeat'];

@@ -39,6 +39,12 @@ export interface DeliverDeps {
    * its Output pane; without one (headless, CLI) the output is kept in a local file and the result says so.
    */
   origin?: (request: DeliveryRequest) => DeliveryResult;
+  /**
+   * Cluster mode: this node's id. A `log` or `local` output stays on this node's disk, so its
+   * detail names the node (`written to gateway.log (node vm-1a2b3c4d)`): the operator reading
+   * `webhook deliveries` on another node knows whose log or files to open.
+   */
+  node?: string;
 }
 
 const GH_TIMEOUT_MS = 30_000;
@@ -71,6 +77,11 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
   const history = deps.history;
   let failed = 0;
 
+  const onThisNode = (result: DeliveryResult): DeliveryResult => {
+    if (!deps.node) return result;
+    return result.ok ? { ...result, detail: `${result.detail} (node ${deps.node})` } : { ...result, reason: `${result.reason} (node ${deps.node})` };
+  };
+
   async function send(request: DeliveryRequest, record: RecordedSend | undefined, fromChunk: number): Promise<DeliveryResult & { chunksTotal: number; chunksSent: number }> {
     const extra = request.extra ?? {};
     const resolved = resolveTarget(request.target, extra, platforms, { for: request.subject.kind === 'webhook' ? 'webhook' : 'job' });
@@ -79,12 +90,12 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
     const report = (chunk: number) => (attempt: Omit<AttemptRecord, 'chunk'>) => { if (record && history) void record.writes.write(() => history.attempt(record.id, { ...attempt, chunk })); };
     switch (target.kind) {
       case 'log':
-        return { ...deliverToLog(deps.logger, request), chunksTotal: 1, chunksSent: 1 };
+        return { ...onThisNode(deliverToLog(deps.logger, request)), chunksTotal: 1, chunksSent: 1 };
       case 'local':
-        return { ...(await deliverToLocal(deps.homeRoot, request, now)), chunksTotal: 1, chunksSent: 1 };
+        return { ...onThisNode(await deliverToLocal(deps.homeRoot, request, now)), chunksTotal: 1, chunksSent: 1 };
       case 'origin': {
         if (deps.origin) return { ...deps.origin(request), chunksTotal: 1, chunksSent: 1 };
-        const kept = await deliverToLocal(deps.homeRoot, request, now);
+        const kept = onThisNode(await deliverToLocal(deps.homeRoot, request, now));
         return kept.ok
           ? { ok: true, detail: `no console is attached to show it; kept in ${kept.detail}`, chunksTotal: 1, chunksSent: 1 }
           : { ...kept, chunksTotal: 1, chunksSent: 0 };

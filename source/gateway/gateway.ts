@@ -137,7 +137,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   };
   const deliveries = createDeliveryService({
     homeRoot: config.home.root, logger, config: config.values, history: backends.outputDeliveries, events, now,
-    ...(deps.mode === 'console' ? { origin: showInConsole } : {}),
+    ...(deps.mode === 'console' ? { origin: showInConsole } : {}), ...(deps.cluster ? { node: deps.cluster.nodeId } : {}),
   });
   const mcp = createMcpComponent({ config, logger, events, tools: agentStack.tools, approvals: agentStack.approvals, model: agentStack.agent.model, now, ...(deps.cluster ? { tokens: deps.cluster.mcpTokens } : {}) });
   // No run of any origin starts before the MCP servers' first connection round has settled, so the

@@ -59,6 +59,10 @@ describe('three gateways on one PostgreSQL', () => {
     await waitUntil(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE state IN ('queued', 'running')`)).rowCount === 0, 30_000, 'the three runs');
     const { rows } = await db.query<{ delivery_id: string; state: string }>('SELECT delivery_id, state FROM webhook_deliveries ORDER BY delivery_id');
     expect(rows).toEqual(['same-0', 'same-1', 'same-2'].map((id) => ({ delivery_id: id, state: 'delivered' })));
+    // Each output went to the log of the node that ran it: `webhook deliveries` on any node says whose.
+    const { rows: ranBy } = await db.query<{ node_id: string }>(`SELECT node_id FROM webhook_deliveries WHERE delivery_id = 'same-0'`);
+    const listed = (await runCli(['webhook', 'deliveries', '--home', nodes[0]!.home.root])).stdout;
+    expect(listed).toMatch(new RegExp(`same-0\\n\\s+written to gateway\\.log \\(node ${ranBy[0]!.node_id}\\)`));
   });
 
   it('run 3,000 webhooks, every accepted delivery exactly once, while one node is killed with SIGKILL and restarted', { timeout: 330_000 }, async () => {

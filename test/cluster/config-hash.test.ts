@@ -29,7 +29,7 @@ describe('the config hash nodes compare', () => {
   });
 
   it('warns only about nodes that are up', () => {
-    const node = (id: string, configHash: string, state: NodeView['state'] = 'up'): NodeView => ({ id, configHash, state, host: 'h', pid: 1, version: 'v', runsInFlight: 0, webhookUrl: null, startedAtMs: 0, heartbeatAtMs: 0, takenOverBy: null });
+    const node = (id: string, configHash: string, state: NodeView['state'] = 'up'): NodeView => ({ id, configHash, state, host: 'h', pid: 1, version: 'v', runsInFlight: 0, webhookUrl: null, startedAtMs: 0, heartbeatAtMs: 0, late: false, takenOverBy: null });
     expect(configWarning([node('a', 'x'), node('b', 'x'), node('c', 'y', 'down')])).toBeUndefined();
     expect(configWarning([node('a', 'x'), node('b', 'y')])).toBe('the nodes that are up run different config.json files (a x, b y); make them the same');
   });

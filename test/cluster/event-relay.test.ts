@@ -21,7 +21,7 @@ function relayOn(nodeId: string, now = () => 10_000) {
 }
 
 const node = (id: string, view: Partial<NodeView>): NodeView => ({
-  id, host: 'h', pid: 1, version: 'v', configHash: 'c', runsInFlight: 1, webhookUrl: null, startedAtMs: 1_000, heartbeatAtMs: 9_000, state: 'up', takenOverBy: null, ...view,
+  id, host: 'h', pid: 1, version: 'v', configHash: 'c', runsInFlight: 1, webhookUrl: null, startedAtMs: 1_000, heartbeatAtMs: 9_000, state: 'up', late: false, takenOverBy: null, ...view,
 });
 
 const started = (runId: string, atMs = 5_000) => ({ type: 'run.started', data: { runId, origin: 'webhook:gh:1', prompt: '', atMs } });

@@ -73,4 +73,26 @@ describe('cluster membership', () => {
     const { rows } = await db.query<{ id: string }>('SELECT id FROM nodes ORDER BY id');
     expect(rows.map((each) => each.id)).toEqual(['down-untaken', 'node-a', 'stopped-yesterday', 'taken-yesterday']);
   });
+
+  it('lists a node up but late once a heartbeat is overdue (1.5 beats), and down after 3', async () => {
+    const url = await postgres().freshDatabase();
+    const db = await openPgStore(url);
+    cleanups.push(() => db.close());
+    const beat = 10_000;
+    let clock = 1_000_000;
+    const registry = (id: string) => createNodeRegistry(db, id, beat, () => clock);
+    const info = { host: 'h', pid: 1, version: 'v', configHash: 'aaaaaaaaaaaa', runsInFlight: 0, webhookUrl: null };
+    await registry('node-a').join(info);
+    await registry('node-b').join(info);
+    const states = async () => (await registry('node-a').list()).map((each) => `${each.id} ${each.state}${each.late ? ' late' : ''}`);
+    clock += beat; // one beat on: both on time
+    await registry('node-a').beat(info);
+    expect(await states()).toEqual(['node-a up', 'node-b up']);
+    clock += beat / 2 + 1; // node b's last beat is 1.5 beats old and a bit
+    await registry('node-a').beat(info);
+    expect(await states()).toEqual(['node-a up', 'node-b up late']);
+    clock += 1.5 * beat; // 3 beats and a bit: down, no longer called late
+    await registry('node-a').beat(info);
+    expect(await states()).toEqual(['node-a up', 'node-b down']);
+  });
 });

@@ -9,7 +9,7 @@ import type { NodeView } from '../../source/store/pg/nodes.js';
 const NOW = 1_000_000;
 const node = (id: string, state: NodeView['state'], takenOverBy: string | null = null): NodeView => ({
   id, state, takenOverBy, host: 'vm', pid: 1, version: '0.1.0', configHash: 'abc', runsInFlight: 0, webhookUrl: null,
-  startedAtMs: 0, heartbeatAtMs: state === 'up' ? NOW - 1_000 : NOW - 20_000,
+  startedAtMs: 0, heartbeatAtMs: state === 'up' ? NOW - 1_000 : NOW - 20_000, late: false,
 });
 
 describe('the nodes table of status and /nodes', () => {
@@ -20,6 +20,14 @@ describe('the nodes table of status and /nodes', () => {
     expect(lines[0]).toBe('  cluster   2 of 5 node(s) up (* this one)');
     expect(lines).toContain('  note      d is down; e took over its work');
     expect(lines.find((line) => line.includes(' b '))).toMatch(/b\s+down \(silent 20 s\)/);
+  });
+
+  it('says how long a late node has been silent, and how long a down one has', () => {
+    const late = { ...node('b', 'up'), late: true, heartbeatAtMs: NOW - 9_000 };
+    const lines = clusterLines({ nodeId: 'a', nodes: [node('a', 'up'), late, node('c', 'down')] }, '/nowhere', NOW);
+    expect(lines[0]).toBe('  cluster   2 of 3 node(s) up (* this one)');
+    expect(lines.find((line) => line.includes(' b '))).toMatch(/b\s+up, late \(silent 9 s\)\s+vm/);
+    expect(lines.find((line) => line.includes(' c '))).toMatch(/c\s+down \(silent 20 s\)\s+vm/);
   });
 
   it('warns on a home that was a cluster node but whose gateway runs on SQLite, and says nothing on a plain SQLite home', () => {

@@ -36,6 +36,18 @@ describe('deliver: log and local', () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
 
+  it('names the cluster node whose disk holds a log or local output (and a failure to write it), no other target', async () => {
+    const home = tempHome();
+    const deliver = createDeliver({ homeRoot: home.root, logger: pino({ level: 'silent' }), now: () => atMs, node: 'vm-1a2b3c4d' });
+    const subject = { kind: 'webhook' as const, route: 'gh', deliveryId: 'd-1', event: 'push' };
+    expect(await deliver({ target: 'log', output: 'x', subject })).toEqual({ ok: true, detail: 'written to gateway.log (node vm-1a2b3c4d)' });
+    expect(await deliver({ target: 'local', output: 'x', subject })).toEqual({ ok: true, detail: `${home.root}/deliveries/gh/d-1.md (node vm-1a2b3c4d)` });
+    fs.writeFileSync(`${home.root}/deliveries/blocked`, ''); // a file where the route's folder would go
+    const refused = await deliver({ target: 'local', output: 'x', subject: { ...subject, route: 'blocked' } });
+    expect(refused.ok === false && refused.reason).toMatch(/^cannot write .*blocked\/d-1\.md: .* \(node vm-1a2b3c4d\)$/);
+    expect(await deliver({ target: 'telegram:42', output: 'x', subject })).toMatchObject({ ok: false, reason: expect.not.stringContaining('vm-1a2b3c4d') });
+  });
+
   it('keeps an origin output in a file when no console is attached, and fails a platform that is not enabled with the fix', async () => {
     const home = tempHome();
     const deliver = createDeliver({ homeRoot: home.root, logger: pino({ level: 'silent' }), now: () => atMs });

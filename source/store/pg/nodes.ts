@@ -17,6 +17,12 @@ export interface NodeView extends NodeInfo {
   heartbeatAtMs: number;
   /** `down`: silent for 3 heartbeats; `stopped`: it said goodbye. */
   state: 'up' | 'down' | 'stopped';
+  /**
+   * Up, but its last heartbeat is more than 1.5 heartbeats old: a beat is overdue (a stalled event
+   * loop, a slow database, a frozen VM). Shown before the node counts as down, so an operator sees
+   * trouble coming; false for nodes that are down or stopped.
+   */
+  late: boolean;
   /** The node that took over its running work after it went down, if one did. */
   takenOverBy: string | null;
 }
@@ -27,6 +33,7 @@ const columns = `id, host, pid, version, config_hash AS "configHash", runs_in_fl
 /** The `nodes` table: who is in the cluster, who went silent, who took over whose work. */
 export function createNodeRegistry(store: PgStore, nodeId: string, heartbeatMs: number, now: () => number = Date.now) {
   const silentSince = () => now() - 3 * heartbeatMs;
+  const lateSince = () => now() - 1.5 * heartbeatMs;
   return {
     /** Joins (or rejoins after a restart: its earlier stop or takeover is forgotten). */
     async join(info: NodeInfo): Promise<void> {
@@ -74,9 +81,13 @@ export function createNodeRegistry(store: PgStore, nodeId: string, heartbeatMs: 
       await store.query(`UPDATE webhook_deliveries SET node_id = $1 WHERE node_id = $2 AND state = 'running'`, [nodeId, fromNodeId]);
     },
     async list(): Promise<NodeView[]> {
-      const { rows } = await store.query<Omit<NodeView, 'state'> & { stoppedAtMs: number | null }>(`SELECT ${columns} FROM nodes ORDER BY started_at_ms, id`);
+      const { rows } = await store.query<Omit<NodeView, 'state' | 'late'> & { stoppedAtMs: number | null }>(`SELECT ${columns} FROM nodes ORDER BY started_at_ms, id`);
       const silent = silentSince();
-      return rows.map(({ stoppedAtMs, ...row }) => ({ ...row, state: stoppedAtMs !== null ? 'stopped' : row.heartbeatAtMs < silent ? 'down' : 'up' }));
+      const late = lateSince();
+      return rows.map(({ stoppedAtMs, ...row }) => {
+        const state = stoppedAtMs !== null ? 'stopped' : row.heartbeatAtMs < silent ? 'down' : 'up';
+        return { ...row, state, late: state === 'up' && row.heartbeatAtMs < late };
+      });
     },
   };
 }

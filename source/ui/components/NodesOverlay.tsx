@@ -15,8 +15,8 @@ const REFRESH_MS = 2_000;
 
 /**
  * `/nodes`: the gateways of the cluster this console's gateway belongs to, with their state,
- * config hash, runs in flight and last heartbeat, and who took over a down node's work, read again
- * every 2 s while open. On SQLite (one
+ * config hash, runs in flight and last heartbeat (a down node in red, a late one in yellow), and who
+ * took over a down node's work, read again every 2 s while open. On SQLite (one
  * gateway) it says there is no cluster and how to make one.
  */
 export function NodesOverlay({ ops, width, height, onClose }: {
@@ -39,7 +39,10 @@ export function NodesOverlay({ ops, width, height, onClose }: {
   const warning = value ? configWarning(value.nodes) : undefined;
   const notes = value ? nodeNotes(value) : [];
   // Row i + 1 of the table is node i (the header comes first).
-  const isDown = (index: number) => value?.nodes[index - 1]?.state === 'down';
+  const colorOf = (index: number) => {
+    const node = value?.nodes[index - 1];
+    return node?.state === 'down' ? theme.error : node?.late ? theme.warn : undefined;
+  };
   const lines = error ? [`Could not read the nodes: ${error}`]
     : value === undefined ? ['Reading the nodes...']
       : value === null ? ['This gateway runs on SQLite: no cluster. Several gateways share one PostgreSQL with store.url (README: Scale out).']
@@ -48,7 +51,7 @@ export function NodesOverlay({ ops, width, height, onClose }: {
     <Box flexDirection="column" width={width} height={height} borderStyle="round" borderColor={theme.accent} paddingX={1}>
       <Text bold wrap="truncate">{fit(`Nodes${value ? ` · ${clusterSummary(value)} · * this one` : ''} · Esc close`, width - 4)}</Text>
       {lines.slice(0, Math.max(1, height - 4)).map((line, index) => (
-        <Text key={index} bold={value !== null && value !== undefined && index === 0} color={isDown(index) ? theme.error : undefined} wrap="truncate">{cut(line, width - 4)}</Text>
+        <Text key={index} bold={value !== null && value !== undefined && index === 0} color={colorOf(index)} wrap="truncate">{cut(line, width - 4)}</Text>
       ))}
       {notes.map((note) => <Text key={note} wrap="truncate">{fit(note, width - 4)}</Text>)}
       {warning ? <Text color={theme.warn} wrap="truncate">{fit(`warning: ${warning}`, width - 4)}</Text> : null}
