@@ -1,14 +1,7 @@
 // Top-N table of a V8 CPU profile (`node --cpu-prof`): self time by function and by package, as
 // markdown; `--inclusive` counts the time under each function or package instead (self plus callees).
 // Usage: npx tsx scripts/profile-top.ts <file.cpuprofile> [--top 25] [--by function|package|file] [--inclusive]
-import fs from 'node:fs';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
+import { frameLabel, packageOf, readProfile, selfTimes, shortUrl, type ProfileNode } from './cpu-profile.js';
 
 const args = process.argv.slice(2);
 const file = args.find((arg) => !arg.startsWith('--'));
@@ -20,30 +13,16 @@ const option = (name: string, fallback: string) => {
 const top = Number(option('top', '25'));
 const by = option('by', 'function');
 
-const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
+const profile = readProfile(file);
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-const selfUs = new Map<number, number>();
-profile.samples.forEach((id, index) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+const selfUs = selfTimes(profile);
 const totalUs = profile.endTime - profile.startTime;
 
-/** Where a frame's code lives: a package under node_modules, a project file, node's own, or V8's. */
-function packageOf(url: string): string {
-  if (!url) return '(native / V8)';
-  const at = url.lastIndexOf('node_modules/');
-  if (at >= 0) {
-    const parts = url.slice(at + 'node_modules/'.length).split('/');
-    return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
-  }
-  if (url.startsWith('node:')) return 'node (core)';
-  const dist = /\/(?:dist|source)\/(.+)$/.exec(url);
-  return dist ? `switchboard ${dist[1]!.split('/')[0]}/` : url;
-}
 function keyOf(node: ProfileNode): string {
-  const { functionName, url, lineNumber } = node.callFrame;
+  const { functionName, url } = node.callFrame;
   if (by === 'package') return packageOf(url);
-  const short = url.replace(/^.*node_modules\//, '').replace(/^.*\/(dist|source)\//, '');
-  if (by === 'file') return short || `(${functionName || 'native'})`;
-  return `${functionName || '(anonymous)'} ${short ? `${short}:${lineNumber + 1}` : ''}`.trim();
+  if (by === 'file') return shortUrl(url) || `(${functionName || 'native'})`;
+  return frameLabel(node);
 }
 
 const inclusive = args.includes('--inclusive');
