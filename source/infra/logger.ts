@@ -36,7 +36,7 @@ export function createLogger(options: LoggerOptions): ManagedLogger {
   fs.mkdirSync(path.dirname(options.file), { recursive: true, mode: 0o700 });
   const file = createLogFile(options.file);
   const streams: Pino.StreamEntry[] = [{ stream: file, level: options.level }];
-  const readable = options.mode === 'headless' ? createReadableLines(pino, { fd: 2, colorize: process.stderr.isTTY === true }) : undefined;
+  const readable = options.mode === 'headless' ? createReadableLines({ fd: 2, colorize: process.stderr.isTTY === true }) : undefined;
   if (readable) streams.push({ level: options.level === 'trace' || options.level === 'debug' ? options.level : 'info', stream: readable });
   if (options.sink) streams.push({ stream: options.sink, level: options.level });
   const settings: Pino.LoggerOptions = {

@@ -1,5 +1,5 @@
 import type { DestinationStream } from 'pino';
-import type Pino from 'pino';
+import { createNonBlockingOut } from './nonblocking-out.js';
 
 const labels: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 const colours: Record<number, string> = { 10: '\u001b[90m', 20: '\u001b[34m', 30: '\u001b[32m', 40: '\u001b[33m', 50: '\u001b[31m', 60: '\u001b[41m' };
@@ -14,13 +14,15 @@ const BATCH_CHARS = 64 * 1024;
  * The headless gateway's readable lines (stderr): `[HH:MM:ss] LEVEL: message`, then each field on
  * its own indented line, as pino-pretty printed them. pino-pretty took about an eighth of the
  * gateway's time under a webhook flood (a stream pipeline, a deep copy and a date library per
- * line): this parses the JSON line once. The lines of one event-loop turn go out in one synchronous
- * write at its end (one write per line cost another 7% of the intake): nothing is left pending at
- * exit, and a reader that stops reading blocks the gateway as a terminal always could. close()
- * writes out the last turn; a crash can lose that turn's lines here, not in gateway.log's order.
+ * line): this parses the JSON line once. The lines of one event-loop turn go out in one write at
+ * its end (one write per line cost another 7% of the intake). A reader that falls behind never
+ * stalls the gateway: what it is not ready for waits, then is dropped and counted
+ * (source/infra/nonblocking-out.ts). close() writes out the last turn; a crash can lose that turn's
+ * lines here, not in gateway.log.
  */
-export function createReadableLines(pino: typeof Pino, options: { fd: number; colorize: boolean }): DestinationStream & { flushSync(): void } {
-  const out = pino.destination({ dest: options.fd, sync: true });
+export function createReadableLines(options: { fd: number; colorize: boolean }): DestinationStream & { flushSync(): void } {
+  const out = createNonBlockingOut(options.fd, (lines) => formatLine(JSON.stringify({ level: 40, time: Date.now(),
+    msg: `${lines} log line(s) were not shown here: stderr was not read fast enough (logs/gateway.log has every line)` }), options.colorize));
   let waiting = '';
   let scheduled = false;
   const flush = () => {
