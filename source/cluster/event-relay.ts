@@ -45,34 +45,41 @@ export function createEventRelay(deps: {
   open: (onPayload: (payload: string) => void, onTrouble: (error: unknown) => void) => Promise<EventChannel>;
   record: (event: GatewayEvent) => void;
   approvalHeard: (id: string) => void;
+  /** Another node changed a job: the scheduler reads the jobs again now. */
+  jobsHeard: () => void;
   logger: Logger;
   now?: () => number;
 }) {
   const now = deps.now ?? Date.now;
   let channel: EventChannel | undefined;
   let batch: string[] = [];
+  let jobsChanged = false;
   let timer: NodeJS.Timeout | undefined;
   // Runs in flight on other nodes, as their events said: a node that dies sends no end (`sweep`).
   const remoteRuns = new Map<string, RunStarted & { node: string }>();
   const publishFailures = repeatedFailure(deps.logger, 'Sending events to the other nodes (their consoles miss what is not sent)');
   const publish = (message: string) => void channel?.publish(message)
     .then(() => publishFailures.worked(), (error: unknown) => publishFailures.failed(error));
-  const publishEvents = (events: string[]) => publish(`{"node":${JSON.stringify(deps.nodeId)},"events":[${events.join(',')}]}`);
+  const publishEvents = (events: string[], jobs = false) => publish(`{"node":${JSON.stringify(deps.nodeId)},"events":[${events.join(',')}]${jobs ? ',"jobs":true' : ''}}`);
   const flush = () => {
     timer = undefined;
+    if (jobsChanged && batch.length === 0) publishEvents([], true);
+    let jobs = jobsChanged;
+    jobsChanged = false;
     let chunk: string[] = [];
     let size = 0;
     for (const event of batch) {
       if (event.length > MAX_PAYLOAD) continue; // never this big in practice: a record is a few hundred bytes
       if (size + event.length > MAX_PAYLOAD) {
-        publishEvents(chunk);
+        publishEvents(chunk, jobs);
+        jobs = false;
         chunk = [];
         size = 0;
       }
       chunk.push(event);
       size += event.length + 1;
     }
-    if (chunk.length > 0) publishEvents(chunk);
+    if (chunk.length > 0) publishEvents(chunk, jobs);
     batch = [];
   };
   const relayed = (event: GatewayEvent, node: string) => {
@@ -82,9 +89,10 @@ export function createEventRelay(deps: {
   };
   const received = (payload: string) => {
     try {
-      const message = JSON.parse(payload) as { node: string; events?: GatewayEvent[]; approval?: string };
+      const message = JSON.parse(payload) as { node: string; events?: GatewayEvent[]; approval?: string; jobs?: boolean };
       if (message.node === deps.nodeId) return;
       if (typeof message.approval === 'string') deps.approvalHeard(message.approval);
+      if (message.jobs === true) deps.jobsHeard();
       for (const event of message.events ?? []) if (RELAYED_EVENTS.has(event.type)) relayed({ ...event, data: { ...event.data, node: message.node } } as GatewayEvent, message.node);
     } catch (error) {
       deps.logger.warn({ err: error }, 'An unreadable event from another node was skipped');
@@ -112,6 +120,14 @@ export function createEventRelay(deps: {
     announceApproval(id: string): void {
       // With an empty `events`: a node not yet upgraded reads it as an empty batch, not as an unreadable one.
       publish(JSON.stringify({ node: deps.nodeId, events: [], approval: id }));
+    },
+    /**
+     * A job changed here: the other nodes read the jobs again. Gathered with this node's events (one
+     * notice per 50 ms however many jobs changed); a node not yet upgraded ignores the flag.
+     */
+    announceJobs(): void {
+      jobsChanged = true;
+      timer ??= setTimeout(flush, BATCH_MS);
     },
     /** True while runs of other nodes are counted here (then `sweep` has work). */
     hasRemoteRuns: () => remoteRuns.size > 0,

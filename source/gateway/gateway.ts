@@ -56,6 +56,8 @@ export interface GatewayDeps {
   logHealth?: () => LogFileHealth;
   /** Cluster mode: tells the other nodes that an approval request was recorded or decided here (source/cluster/event-relay.ts). */
   announceApproval?: (id: string) => void;
+  /** Cluster mode: tells the other nodes that a job changed here (they read the jobs again at once). */
+  announceJobs?: () => void;
 }
 
 export type GatewayStatus = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -178,9 +180,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
     : null;
   const webhookApp = webhooks?.app ?? null;
   const configCommands = createConfigCommands({ home: config.home, initial: config, logger, audit, events, mcp: mcp.commands, webhooks, live: () => status === 'running' });
-  // On SQLite, jobs the CLI wrote are noticed through data_version; other backends are re-read at each pass.
+  // On SQLite, jobs the CLI wrote are noticed through data_version; other backends are re-read at each
+  // pass (a node's own state.db never moves with the shared jobs), and the other nodes' notices.
   const { cron, scheduler, jobs } = createJobsDomain({
-    config, jobs: backends.jobs, ...(deps.backends ? {} : { externalChanges: sqliteExternalChanges(deps.store) }), logger, events, now, runAgent, deliver: deliveries.deliver,
+    config, jobs: backends.jobs, ...(deps.backends || deps.cluster ? {} : { externalChanges: sqliteExternalChanges(deps.store) }), ...(deps.announceJobs ? { announce: deps.announceJobs } : {}),
+    logger, events, now, runAgent, deliver: deliveries.deliver,
   });
   agentStack.tools.register(createCronjobTool({ scheduler, timezone: cron.timezone, scriptsDir: cron.scriptsDir }));
 

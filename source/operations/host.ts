@@ -62,7 +62,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   const cluster = options.cluster;
   const gateway = createGateway({
     config, store: options.store, logger, mode: options.mode, ...(options.logHealth ? { logHealth: options.logHealth } : {}),
-    ...(cluster ? { cluster, announceApproval: (id: string) => relay?.announceApproval(id) } : {}), version: options.version,
+    ...(cluster ? { cluster, announceApproval: (id: string) => relay?.announceApproval(id), announceJobs: () => relay?.announceJobs() } : {}), version: options.version,
     ...(options.mode === 'headless' ? { approvalPolicy: () => (operators() > 0 ? 'interactive' : headless) } : {}),
   });
   const activity = createReadModel(await initialState(gateway));
@@ -74,7 +74,9 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   // Cluster mode: webhook and run events carry the node that handled them and go to the other nodes
   // too; approval requests and decisions go as notices the other nodes' approval queues read.
   // Made after the gateway (it records into the read model made of it); approvals are asked only once it runs.
-  const relay: EventRelay | undefined = cluster ? createEventRelay({ nodeId: cluster.nodeId, open: cluster.openEvents, record, approvalHeard: (id) => void gateway.approvals.heard(id), logger }) : undefined;
+  const relay: EventRelay | undefined = cluster ? createEventRelay({
+    nodeId: cluster.nodeId, open: cluster.openEvents, record, approvalHeard: (id) => void gateway.approvals.heard(id), jobsHeard: () => gateway.jobs.othersChanged(), logger,
+  }) : undefined;
   const sweep = relay && cluster ? sweepRemoteRuns(relay, gateway, logger) : undefined;
   for (const type of gatewayEventNames) {
     const relayed = relay !== undefined && RELAYED_EVENTS.has(type);

@@ -19,6 +19,8 @@ export interface JobsDomainDeps {
   deliver: Deliver;
   events?: Pick<GatewayEvents, 'emit'>;
   now?: () => number;
+  /** Cluster mode: SchedulerDeps.announce. */
+  announce?: () => void;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface JobsDomainDeps {
 export function createJobsDomain(deps: JobsDomainDeps) {
   const cron = resolveCron(deps.config);
   const scheduler = createScheduler({
-    jobs: deps.jobs, ...(deps.externalChanges ? { externalChanges: deps.externalChanges } : {}), logger: deps.logger, ...(deps.events ? { events: deps.events } : {}), ...(deps.now ? { now: deps.now } : {}),
+    jobs: deps.jobs, ...(deps.externalChanges ? { externalChanges: deps.externalChanges } : {}), ...(deps.announce ? { announce: deps.announce } : {}), logger: deps.logger, ...(deps.events ? { events: deps.events } : {}), ...(deps.now ? { now: deps.now } : {}),
     timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs, runAgent: deps.runAgent, deliver: deps.deliver,
     preRun: createPreRunWorkers({ logger: deps.logger, childrenDir: deps.config.home.childrenDir }), checkDeliver: jobDeliverCheck(deps.config.values),
   });

@@ -39,6 +39,12 @@ export interface SchedulerDeps {
    * small query; the cluster step replaces that with LISTEN/NOTIFY.
    */
   externalChanges?: () => boolean;
+  /**
+   * Cluster mode: tells the other nodes that this process changed a job (created, edited, removed,
+   * or ran it: its last status), so they read the jobs again at once (`othersChanged`) instead of at
+   * their next poll. The poll stays, for a notice lost while the channel reconnected.
+   */
+  announce?: () => void;
 }
 
 export interface SchedulerSnapshot {
@@ -86,6 +92,7 @@ export function createScheduler(deps: SchedulerDeps) {
   const emitChanged = (jobId: string, change: 'created' | 'updated' | 'removed', job: JobRow | null) => {
     remember(jobId, job);
     deps.events?.emit('job.changed', { jobId, change, job });
+    deps.announce?.();
     rearm();
   };
   const commands = createJobCommands({ jobs, timezone: deps.timezone, now, onChange: emitChanged, checkDeliver: deps.checkDeliver, exclusive });
@@ -304,6 +311,14 @@ export function createScheduler(deps: SchedulerDeps) {
       await deps.preRun.stop();
       await Promise.allSettled([...running.values()].map((entry) => entry.done));
     },
+    /**
+     * Another node changed a job (its notice): a pass now, after the one under way if any (that one
+     * may have read the jobs before the change), so consoles here show it within moments.
+     */
+    othersChanged(): void {
+      if (!started || deps.timers === false) return;
+      void (pass ?? Promise.resolve()).then(() => tick()).then(() => { if (started) arm(); });
+    },
     /** Runs a job now in this process and resolves with the finished record (an overlap is recorded as skipped). */
     async runNow(ref: string): Promise<Checked<JobRunRow>> {
       const found = await commands.find(ref);
@@ -358,6 +373,7 @@ export function createJobsCore(scheduler: Scheduler, scriptsDir: string, timezon
     runs: (jobId: string | undefined, limit = 20) => scheduler.jobs.runs(jobId, limit),
     known: scheduler.known,
     load: scheduler.load,
+    othersChanged: scheduler.othersChanged,
   };
 }
 

@@ -9,15 +9,17 @@ function relayOn(nodeId: string, now = () => 10_000) {
   const sent: string[] = [];
   const recorded: GatewayEvent[] = [];
   const heard: string[] = [];
+  let jobsHeard = 0;
   let deliver: (payload: string) => void = () => {};
   const relay = createEventRelay({
     nodeId, now, logger: pino({ level: 'silent' }), record: (event) => recorded.push(event), approvalHeard: (id) => heard.push(id),
+    jobsHeard: () => { jobsHeard += 1; },
     open: async (onPayload) => {
       deliver = onPayload;
       return { publish: async (payload) => { sent.push(payload); }, close: async () => {} };
     },
   });
-  return { relay, sent, recorded, heard, receive: (payload: string) => deliver(payload) };
+  return { relay, sent, recorded, heard, jobsHeard: () => jobsHeard, receive: (payload: string) => deliver(payload) };
 }
 
 const node = (id: string, view: Partial<NodeView>): NodeView => ({
@@ -38,6 +40,24 @@ describe('the event relay between nodes', () => {
     const events = (JSON.parse(sent[1]!) as { events: GatewayEvent[] }).events;
     expect(events.map((event) => event.type)).toEqual(['run.started', 'run.finished']);
     expect(JSON.stringify(events)).not.toMatch(/secret prompt|whole answer|"name":"t"/);
+  });
+
+  it('says a job changed once per batch, with the events or alone, and hands other nodes\' job notices on', async () => {
+    const { relay, sent, jobsHeard, receive } = relayOn('node-a');
+    await relay.start();
+    for (let n = 0; n < 20; n += 1) relay.announceJobs(); // twenty jobs made in one go
+    relay.send(started('r1') as GatewayEvent);
+    await new Promise((resolve) => setTimeout(resolve, 120)); // the 50 ms batch
+    expect(sent).toHaveLength(1);
+    expect(JSON.parse(sent[0]!)).toMatchObject({ node: 'node-a', jobs: true, events: [expect.objectContaining({ type: 'run.started' })] });
+    relay.announceJobs();
+    await relay.stop();
+    expect(JSON.parse(sent[1]!)).toEqual({ node: 'node-a', events: [], jobs: true });
+    receive(JSON.stringify({ node: 'node-a', events: [], jobs: true })); // its own: nothing to read
+    receive(JSON.stringify({ node: 'node-b', events: [] }));
+    expect(jobsHeard()).toBe(0);
+    receive(JSON.stringify({ node: 'node-b', events: [], jobs: true }));
+    expect(jobsHeard()).toBe(1);
   });
 
   it('cuts a failed run\'s long error, so its end fits in a notification', async () => {
