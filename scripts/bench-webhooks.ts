@@ -11,11 +11,11 @@
 //     connected: RSS once idle, then its peak (VmHWM) during 500 req/s.
 // Usage: npm run -s build && npx tsx scripts/bench-webhooks.ts [--rounds 5] [--duration 5] [--connections 50]
 //   [--load 2] [--fixed-duration 10] [--mcp-servers 10] [--cpu-prof DIR] [--intake-only] [--memory-only]
-//   [--memory-rounds 1] [--baseline DIR] [--smaps] [--smoke] [--json FILE]
+//   [--latency-only] [--fixed-rounds 1] [--baseline DIR] [--smaps] [--smoke] [--json FILE]
 // `--intake-only`: phases 1 and 2 only (profiling, or comparing changes). `--cpu-prof DIR`: the floor
-// and the listener both write a profile per round (both carry the profiler's cost). `--memory-only`:
-// phase 4 only, `--memory-rounds N` times; with `--baseline DIR` (another checkout's built dist/) it
-// alternates that build and this one each round. `--smaps`: prints where the peak's RSS lives (stderr).
+// and the listener both write a profile per round (both carry the profiler's cost). `--memory-only`
+// / `--latency-only`: phase 4 / phase 3 only. Phases 3 and 4 run `--fixed-rounds N` times; with
+// `--baseline DIR` (another checkout's built dist/) each round runs that build, then this one. `--smaps`: prints where the peak's RSS lives (stderr).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,7 +36,8 @@ const rate = args.number('rate', 500);
 const profileDir = args.text('cpu-prof');
 const intakeOnly = args.flag('intake-only');
 const memoryOnly = args.flag('memory-only');
-const memoryRounds = args.number('memory-rounds', 1, 1);
+const latencyOnly = args.flag('latency-only');
+const fixedRounds = args.number('fixed-rounds', 1, 1);
 const baselineDir = args.text('baseline');
 const showSmaps = args.flag('smaps');
 requireBuild();
@@ -155,16 +156,39 @@ async function intakeRounds(label: string): Promise<BenchRow[]> {
 }
 
 /** A listener at `rate` req/s after a warm-up whose runs are finished first: the steady state's latency. */
-async function fixedRate(): Promise<BenchRow[]> {
-  const listener = await startGatewayProcess(benchConfig());
+async function fixedRateRound(cli = cliPath): Promise<{ rate: number; p50: number; p99: number }> {
+  const listener = await startGatewayProcess(benchConfig(), [], cli);
   try {
     await load(listener.url, { duration: 1, connections: 10 });
     await drained(listener.call);
     const result = await load(listener.url, { duration: fixedDuration, connections: 10, overallRate: rate });
-    return [{ measure: `listener at ${rate} req/s for ${fixedDuration} s: accepted req/s, p50 / p99 latency ms`, value: `${accepted(result, fixedDuration).toFixed(0)}, ${result.latency.p50} / ${result.latency.p99}` }];
+    return { rate: accepted(result, fixedDuration), p50: result.latency.p50, p99: result.latency.p99 };
   } finally {
     await listener.stop({ kill: true });
   }
+}
+
+/** The builds phases 3 and 4 compare: the `--baseline` one first, then this checkout's. */
+const builds = baselineDir ? [{ label: 'before', cli: path.resolve(baselineDir, 'dist/cli/main.js') }, { label: '', cli: cliPath }] : [{ label: '', cli: cliPath }];
+const named = (label: string) => (label ? ` (${label})` : '');
+
+/** Phase 3, `fixedRounds` times, alternating builds. */
+async function fixedRate(): Promise<BenchRow[]> {
+  const figures = builds.map(() => ({ rate: [] as number[], p50: [] as number[], p99: [] as number[] }));
+  for (let round = 0; round < fixedRounds; round++) {
+    for (const [index, { label, cli }] of builds.entries()) {
+      const result = await fixedRateRound(cli);
+      figures[index]!.rate.push(result.rate);
+      figures[index]!.p50.push(result.p50);
+      figures[index]!.p99.push(result.p99);
+      process.stderr.write(`latency${named(label)} round ${round + 1}: ${result.rate.toFixed(0)} req/s, p50 ${result.p50} / p99 ${result.p99} ms; load average ${loadAverage()}\n`);
+    }
+  }
+  return builds.map(({ label }, index) => {
+    const { rate: rates, p50, p99 } = figures[index]!;
+    const value = fixedRounds === 1 ? `${rates[0]!.toFixed(0)}, ${p50[0]} / ${p99[0]}` : `${spread(rates).median.toFixed(0)}, ${spread(p50).median} / ${formatSpread(p99)}`;
+    return { measure: `listener${named(label)} at ${rate} req/s for ${fixedDuration} s: accepted req/s, p50 / p99 latency ms`, value };
+  });
 }
 
 /** A listener with stdio MCP servers connected: RSS once idle, then its peak at `rate` req/s. */
@@ -194,22 +218,21 @@ async function memoryRound(cli = cliPath): Promise<{ idleMb: number; peakMb: num
   }
 }
 
-/** Phase 4, `memoryRounds` times, alternating with the `--baseline` build when given: idle and peak RSS. */
+/** Phase 4, `fixedRounds` times, alternating builds: idle and peak RSS. */
 async function memoryWithMcp(): Promise<BenchRow[]> {
-  const builds = baselineDir ? [{ label: 'before', cli: path.resolve(baselineDir, 'dist/cli/main.js') }, { label: '', cli: cliPath }] : [{ label: '', cli: cliPath }];
   const figures = builds.map(() => ({ idle: [] as number[], peak: [] as number[], sampled: [] as number[] }));
-  for (let round = 0; round < memoryRounds; round++) {
+  for (let round = 0; round < fixedRounds; round++) {
     for (const [index, { label, cli }] of builds.entries()) {
       const result = await memoryRound(cli);
       figures[index]!.idle.push(result.idleMb);
       figures[index]!.peak.push(result.peakMb);
       figures[index]!.sampled.push(result.sampledMb);
-      process.stderr.write(`memory${label ? ` (${label})` : ''} round ${round + 1}: idle ${result.idleMb.toFixed(0)} MB, peak ${result.peakMb.toFixed(0)} MB; load average ${loadAverage()}\n`);
+      process.stderr.write(`memory${named(label)} round ${round + 1}: idle ${result.idleMb.toFixed(0)} MB, peak ${result.peakMb.toFixed(0)} MB; load average ${loadAverage()}\n`);
     }
   }
   return builds.flatMap(({ label }, index) => {
     const { idle, peak, sampled } = figures[index]!;
-    const name = label ? ` (${label})` : '';
+    const name = named(label);
     return [
       { measure: `gateway RSS idle${name}, ${mcpServers} stdio MCP servers connected, MB`, value: formatSpread(idle), target: '< 150', met: spread(idle).median < 150 },
       { measure: `gateway peak RSS (VmHWM)${name} at ${rate} webhooks/s for ${fixedDuration} s, ${mcpServers} stdio MCP servers, MB`, value: `${formatSpread(peak)}; highest sample ${Math.max(...sampled).toFixed(0)}`, target: '< 150', met: spread(peak).median < 150 },
@@ -238,8 +261,9 @@ async function drained(call: (method: string) => Promise<unknown>): Promise<void
   }, 'the warm-up runs to finish', 60_000, 200);
 }
 
-const rows: BenchRow[] = memoryOnly ? [] : [...(await intakeRounds(''))];
-if (busyWorkers > 0 && !memoryOnly) {
+const fixedOnly = memoryOnly || latencyOnly;
+const rows: BenchRow[] = fixedOnly ? [] : [...(await intakeRounds(''))];
+if (busyWorkers > 0 && !fixedOnly) {
   const workers = busy(busyWorkers);
   try {
     rows.push(...(await intakeRounds(` with --load ${busyWorkers}`)));
@@ -247,6 +271,6 @@ if (busyWorkers > 0 && !memoryOnly) {
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
 }
-if (memoryOnly) rows.push(...(await memoryWithMcp()));
-else if (!intakeOnly) rows.push(...(await fixedRate()), ...(await memoryWithMcp()));
+if (!intakeOnly && !memoryOnly) rows.push(...(await fixedRate()));
+if (!intakeOnly && !latencyOnly) rows.push(...(await memoryWithMcp()));
 report('Webhook intake (bench-webhooks)', rows, args);
