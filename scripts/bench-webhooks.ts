@@ -10,16 +10,19 @@
 //  4. memory: a listener with `--mcp-servers` stdio MCP servers (test/fixtures/mcp/fixture-server.mjs)
 //     connected: RSS once idle, then its peak (VmHWM) during 500 req/s.
 // Usage: npm run -s build && npx tsx scripts/bench-webhooks.ts [--rounds 5] [--duration 5] [--connections 50]
-//   [--load 2] [--fixed-duration 10] [--mcp-servers 10] [--cpu-prof DIR] [--intake-only] [--smoke] [--json FILE]
+//   [--load 2] [--fixed-duration 10] [--mcp-servers 10] [--cpu-prof DIR] [--intake-only] [--memory-only]
+//   [--latency-only] [--fixed-rounds 1] [--baseline DIR] [--smaps] [--smoke] [--json FILE]
 // `--intake-only`: phases 1 and 2 only (profiling, or comparing changes). `--cpu-prof DIR`: the floor
-// and the listener both write a profile per round (both carry the profiler's cost).
+// and the listener both write a profile per round (both carry the profiler's cost). `--memory-only`
+// / `--latency-only`: phase 4 / phase 3 only. Phases 3 and 4 run `--fixed-rounds N` times; with
+// `--baseline DIR` (another checkout's built dist/) each round runs that build, then this one. `--smaps`: prints where the peak's RSS lives (stderr).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import {
-  BENCH_SECRET, benchArgs, benchConfig, benchRequests, formatSpread, loadAverage, peakRssMb, report, repoRoot, requireBuild, rssMb, spread, startGatewayProcess, waitFor, type BenchRow,
+  BENCH_SECRET, benchArgs, benchConfig, cliPath, benchRequests, formatSpread, loadAverage, peakRssMb, report, repoRoot, requireBuild, rssMb, spread, startGatewayProcess, waitFor, type BenchRow,
 } from './bench-lib.js';
 
 const args = benchArgs();
@@ -32,6 +35,11 @@ const mcpServers = args.number('mcp-servers', 10, 2);
 const rate = args.number('rate', 500);
 const profileDir = args.text('cpu-prof');
 const intakeOnly = args.flag('intake-only');
+const memoryOnly = args.flag('memory-only');
+const latencyOnly = args.flag('latency-only');
+const fixedRounds = args.number('fixed-rounds', 1, 1);
+const baselineDir = args.text('baseline');
+const showSmaps = args.flag('smaps');
 requireBuild();
 
 /**
@@ -148,23 +156,46 @@ async function intakeRounds(label: string): Promise<BenchRow[]> {
 }
 
 /** A listener at `rate` req/s after a warm-up whose runs are finished first: the steady state's latency. */
-async function fixedRate(): Promise<BenchRow[]> {
-  const listener = await startGatewayProcess(benchConfig());
+async function fixedRateRound(cli = cliPath): Promise<{ rate: number; p50: number; p99: number }> {
+  const listener = await startGatewayProcess(benchConfig(), [], cli);
   try {
     await load(listener.url, { duration: 1, connections: 10 });
     await drained(listener.call);
     const result = await load(listener.url, { duration: fixedDuration, connections: 10, overallRate: rate });
-    return [{ measure: `listener at ${rate} req/s for ${fixedDuration} s: accepted req/s, p50 / p99 latency ms`, value: `${accepted(result, fixedDuration).toFixed(0)}, ${result.latency.p50} / ${result.latency.p99}` }];
+    return { rate: accepted(result, fixedDuration), p50: result.latency.p50, p99: result.latency.p99 };
   } finally {
     await listener.stop({ kill: true });
   }
 }
 
-/** A listener with stdio MCP servers connected: RSS once idle, then at `rate` req/s. */
-async function memoryWithMcp(): Promise<BenchRow[]> {
+/** The builds phases 3 and 4 compare: the `--baseline` one first, then this checkout's. */
+const builds = baselineDir ? [{ label: 'before', cli: path.resolve(baselineDir, 'dist/cli/main.js') }, { label: '', cli: cliPath }] : [{ label: '', cli: cliPath }];
+const named = (label: string) => (label ? ` (${label})` : '');
+
+/** Phase 3, `fixedRounds` times, alternating builds. */
+async function fixedRate(): Promise<BenchRow[]> {
+  const figures = builds.map(() => ({ rate: [] as number[], p50: [] as number[], p99: [] as number[] }));
+  for (let round = 0; round < fixedRounds; round++) {
+    for (const [index, { label, cli }] of builds.entries()) {
+      const result = await fixedRateRound(cli);
+      figures[index]!.rate.push(result.rate);
+      figures[index]!.p50.push(result.p50);
+      figures[index]!.p99.push(result.p99);
+      process.stderr.write(`latency${named(label)} round ${round + 1}: ${result.rate.toFixed(0)} req/s, p50 ${result.p50} / p99 ${result.p99} ms; load average ${loadAverage()}\n`);
+    }
+  }
+  return builds.map(({ label }, index) => {
+    const { rate: rates, p50, p99 } = figures[index]!;
+    const value = fixedRounds === 1 ? `${rates[0]!.toFixed(0)}, ${p50[0]} / ${p99[0]}` : `${spread(rates).median.toFixed(0)}, ${spread(p50).median} / ${formatSpread(p99)}`;
+    return { measure: `listener${named(label)} at ${rate} req/s for ${fixedDuration} s: accepted req/s, p50 / p99 latency ms`, value };
+  });
+}
+
+/** A listener with stdio MCP servers connected: RSS once idle, then its peak at `rate` req/s. */
+async function memoryRound(cli = cliPath): Promise<{ idleMb: number; peakMb: number; sampledMb: number }> {
   const server = path.join(repoRoot, 'test/fixtures/mcp/fixture-server.mjs');
   const servers = Object.fromEntries(Array.from({ length: mcpServers }, (_, index) => [`fixture${index}`, { command: process.execPath, args: [server, 'stdio'] }]));
-  const listener = await startGatewayProcess(benchConfig({ mcp_servers: servers }));
+  const listener = await startGatewayProcess(benchConfig({ mcp_servers: servers }), [], cli);
   try {
     await waitFor(async () => {
       const views = (await listener.call('mcp.servers')) as Array<{ status: string }>;
@@ -180,13 +211,46 @@ async function memoryWithMcp(): Promise<BenchRow[]> {
       clearInterval(sampler);
     }
     const peakMb = peakRssMb(listener.child.pid!);
-    return [
-      { measure: `gateway RSS idle, ${mcpServers} stdio MCP servers connected, MB`, value: idleMb.toFixed(0), target: '< 150', met: idleMb < 150 },
-      { measure: `gateway peak RSS (VmHWM) at ${rate} webhooks/s for ${fixedDuration} s, ${mcpServers} stdio MCP servers, MB`, value: `${peakMb.toFixed(0)} (highest sample ${sampledMb.toFixed(0)})`, target: '< 150', met: peakMb < 150 },
-    ];
+    if (showSmaps) process.stderr.write(`${cli}: after the load\n${smapsSummary(listener.child.pid!)}\n`);
+    return { idleMb, peakMb, sampledMb };
   } finally {
     await listener.stop({ kill: true });
   }
+}
+
+/** Phase 4, `fixedRounds` times, alternating builds: idle and peak RSS. */
+async function memoryWithMcp(): Promise<BenchRow[]> {
+  const figures = builds.map(() => ({ idle: [] as number[], peak: [] as number[], sampled: [] as number[] }));
+  for (let round = 0; round < fixedRounds; round++) {
+    for (const [index, { label, cli }] of builds.entries()) {
+      const result = await memoryRound(cli);
+      figures[index]!.idle.push(result.idleMb);
+      figures[index]!.peak.push(result.peakMb);
+      figures[index]!.sampled.push(result.sampledMb);
+      process.stderr.write(`memory${named(label)} round ${round + 1}: idle ${result.idleMb.toFixed(0)} MB, peak ${result.peakMb.toFixed(0)} MB; load average ${loadAverage()}\n`);
+    }
+  }
+  return builds.flatMap(({ label }, index) => {
+    const { idle, peak, sampled } = figures[index]!;
+    const name = named(label);
+    return [
+      { measure: `gateway RSS idle${name}, ${mcpServers} stdio MCP servers connected, MB`, value: fixedRounds === 1 ? idle[0]!.toFixed(0) : formatSpread(idle), target: '< 150', met: spread(idle).median < 150 },
+      { measure: `gateway peak RSS (VmHWM)${name} at ${rate} webhooks/s for ${fixedDuration} s, ${mcpServers} stdio MCP servers, MB`, value: `${fixedRounds === 1 ? peak[0]!.toFixed(0) : formatSpread(peak)} (highest sample ${Math.max(...sampled).toFixed(0)})`, target: '< 150', met: spread(peak).median < 150 },
+    ];
+  });
+}
+
+/** Where a process's RSS lives: /proc/PID/smaps summed by kind of mapping (MB), largest first. */
+function smapsSummary(pid: number): string {
+  const totals = new Map<string, number>();
+  let kind = '';
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) kind = head[1] ? path.basename(head[1]) : '[anon]';
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) totals.set(kind, (totals.get(kind) ?? 0) + Number(rss[1]) / 1024);
+  }
+  return [...totals].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([name, mb]) => `  ${mb.toFixed(1).padStart(6)} MB ${name}`).join('\n');
 }
 
 /** Waits (at most 60 s) until no accepted delivery is queued or running. */
@@ -197,8 +261,9 @@ async function drained(call: (method: string) => Promise<unknown>): Promise<void
   }, 'the warm-up runs to finish', 60_000, 200);
 }
 
-const rows: BenchRow[] = [...(await intakeRounds(''))];
-if (busyWorkers > 0) {
+const fixedOnly = memoryOnly || latencyOnly;
+const rows: BenchRow[] = fixedOnly ? [] : [...(await intakeRounds(''))];
+if (busyWorkers > 0 && !fixedOnly) {
   const workers = busy(busyWorkers);
   try {
     rows.push(...(await intakeRounds(` with --load ${busyWorkers}`)));
@@ -206,5 +271,6 @@ if (busyWorkers > 0) {
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
 }
-if (!intakeOnly) rows.push(...(await fixedRate()), ...(await memoryWithMcp()));
+if (!intakeOnly && !memoryOnly) rows.push(...(await fixedRate()));
+if (!intakeOnly && !latencyOnly) rows.push(...(await memoryWithMcp()));
 report('Webhook intake (bench-webhooks)', rows, args);

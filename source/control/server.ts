@@ -89,6 +89,9 @@ export function createControlServer(deps: ControlServerDeps): ControlServer {
       setSubscribed: (which, subscribed, operator, view) => {
         if (subscribed) subscribers.set(which, view);
         else subscribers.delete(which);
+        // Listening from the first subscriber on, not from start: a journal that keeps events only once
+        // listened to (the gateway's) then keeps nothing while no client could resume from it.
+        if (subscribed && unixServer) stopListening ??= journal.listen(broadcast);
         if (subscribed && operator) operators.add(which);
         else operators.delete(which);
       },
@@ -147,7 +150,6 @@ export function createControlServer(deps: ControlServerDeps): ControlServer {
           throw error;
         }
       }
-      stopListening = journal.listen(broadcast);
       logger.info({ socketPath: deps.socketPath, tcpUrl }, 'Control channel listening');
     },
     stop,

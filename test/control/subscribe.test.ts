@@ -57,6 +57,23 @@ describe('events.subscribe on the wire', () => {
     expect((await raw.next()).result).toEqual({ mode: 'resume', epoch: 'epoch-a', seq: 5, events: [] });
   });
 
+  it('with a journal kept once listened to, keeps nothing until a client subscribes, then resumes from its snapshot', async () => {
+    const journal = createEventJournal({ capacity: 100, epoch: 'epoch-c', retain: 'once-listened' });
+    const { socketPath } = await startControlServer({ journal, snapshot: () => 'whole state' });
+    for (let i = 1; i <= 3; i += 1) journal.append('runs.finished', { i });
+    expect(journal.since(1)).toBeUndefined(); // a started control server alone does not make the journal keep events
+    const first = await rawClient(socketPath);
+    first.send({ jsonrpc: '2.0', id: 1, method: 'events.subscribe' });
+    expect((await first.next()).result).toEqual({ mode: 'snapshot', epoch: 'epoch-c', seq: 3, snapshot: 'whole state' });
+    journal.append('runs.finished', { i: 4 });
+    expect(((await first.next()).params as ControlEvent).seq).toBe(4);
+    const second = await rawClient(socketPath);
+    second.send({ jsonrpc: '2.0', id: 1, method: 'events.subscribe', params: { since: { epoch: 'epoch-c', seq: 3 } } });
+    expect((await second.next()).result).toMatchObject({ mode: 'resume', seq: 4, events: [{ seq: 4, data: { i: 4 } }] });
+    second.send({ jsonrpc: '2.0', id: 2, method: 'events.subscribe', params: { since: { epoch: 'epoch-c', seq: 2 } } });
+    expect((await second.next()).result).toEqual({ mode: 'snapshot', epoch: 'epoch-c', seq: 4, snapshot: 'whole state' });
+  });
+
   it('sends a fresh snapshot when the seq is older than the ring, from the future, or from another epoch', async () => {
     const journal = createEventJournal({ capacity: 3, epoch: 'epoch-b' });
     const { socketPath } = await startControlServer({ journal, snapshot: () => 'whole state' });
