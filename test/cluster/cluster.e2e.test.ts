@@ -118,7 +118,9 @@ describe('three gateways on one PostgreSQL', () => {
     const url = await postgres().freshDatabase();
     const model = await startScriptedModel([{ text: 'Looks good.', delayMs: 50 }], { repeatLast: true });
     closers.push(() => model.close());
-    const homes = [clusterHome(model, 1), clusterHome(model, 1), clusterHome(model, 1)];
+    // Heartbeats every 2 s: a live node starved of CPU for 3 beats (a loaded test machine) would be
+    // taken for dead, and the runs it held then may run twice (docs/cluster.md, "Cost of a false death").
+    const homes = [clusterHome(model, 2), clusterHome(model, 2), clusterHome(model, 2)];
     const nodes = await Promise.all(homes.map((home) => startNode(home, url)));
     const ids = homes.map((home) => readFileSync(path.join(home.root, 'node-id'), 'utf8').trim());
     const status = async () => JSON.parse((await runCli(['status', '--json', '--home', homes[0]!.root])).stdout) as { cluster: { nodeId: string; nodes: Array<{ id: string; state: string; pid: number; configHash: string; takenOverBy: string | null }>; warning?: string } };
@@ -158,13 +160,14 @@ describe('three gateways on one PostgreSQL', () => {
     // The text status names the taker too.
     expect((await runCli(['status', '--home', homes[0]!.root])).stdout).toMatch(new RegExp(`note\\s+${ids[1]} is down; ${killed.takenOverBy}( \\(this one\\))? took over its work`));
     const taker = nodes[ids.indexOf(killed.takenOverBy!)]!;
-    expect(taker.cli.output()).toMatch(new RegExp(`Node ${ids[1]} went silent \\(no heartbeat for 3 s\\); this node took over its work: \\d+ webhook run\\(s\\) queued again`));
+    expect(taker.cli.output()).toMatch(new RegExp(`Node ${ids[1]} went silent \\(no heartbeat for 6 s\\); this node took over its work: \\d+ webhook run\\(s\\) queued again`));
 
     const { rows: deliveries } = await db.query<{ delivery_id: string; state: string }>('SELECT delivery_id, state FROM webhook_deliveries');
     expect(deliveries.map((row) => row.delivery_id).sort()).toEqual([...accepted].sort());
     expect(new Set(deliveries.map((row) => row.state))).toEqual(new Set(['delivered']));
     const { rows: runs } = await db.query<{ origin: string; n: number }>(`SELECT origin, COUNT(*)::int AS n FROM runs WHERE status <> 'interrupted' GROUP BY origin`);
     expect(runs).toHaveLength(accepted.length);
-    expect(runs.every((run) => run.n === 1)).toBe(true);
+    const falseDeaths = nodes.filter((node) => node.cli.output().includes('took this node for dead')).length;
+    expect(runs.filter((run) => run.n !== 1), `runs twice; live nodes taken for dead: ${falseDeaths}`).toEqual([]);
   });
 });
