@@ -2,11 +2,17 @@ import pg from 'pg';
 import type { Migration } from '../migrations.js';
 import { pgMigrations } from './migrations.js';
 import { StoreUnavailableError } from '../store-fault.js';
+import { pgProfileFromEnv, statementLabel, type PgProfile } from './profile.js';
 
 /** An open PostgreSQL store: a pool, and transactions on one of its connections. */
 export interface PgStore {
   readonly pool: pg.Pool;
   query<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /**
+   * The webhook intake's lane (the accept and the rate check): connections of its own, so a 202
+   * never waits for a connection behind the runs' writes. Its callers batch (batch.ts), so a few do.
+   */
+  intakeQuery<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
   /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -29,6 +35,9 @@ export async function lockKey(client: pg.PoolClient, key: string): Promise<void>
   await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
 }
 
+/** The intake lane's connections: a batch of accepts in flight, the next one, and a rate check. */
+const INTAKE_CONNECTIONS = 3;
+
 /** Any fixed number: the key of the advisory lock every node takes to migrate (one at a time). */
 const MIGRATION_LOCK = 726_514_001;
 
@@ -37,11 +46,14 @@ const MIGRATION_LOCK = 726_514_001;
  * migrate once: each takes the same advisory lock for its migration transaction and finds the
  * versions the first one applied.
  */
-export async function openPgStore(url: string, migrations: readonly Migration[] = pgMigrations, options: { connections?: number } = {}): Promise<PgStore> {
+export async function openPgStore(url: string, migrations: readonly Migration[] = pgMigrations, options: { connections?: number; intakeConnections?: number } = {}): Promise<PgStore> {
   // A database that does not answer fails the start after 10 s instead of hanging it.
   const pool = new pg.Pool({ connectionString: url, types, max: options.connections ?? 10, connectionTimeoutMillis: 10_000 });
+  // Connects only when the intake first asks (a command's store never does).
+  const intakePool = new pg.Pool({ connectionString: url, types, max: options.intakeConnections ?? INTAKE_CONNECTIONS, connectionTimeoutMillis: 10_000 });
   // An idle connection that dies (a database restart) must not take the process down with it.
   pool.on('error', () => {});
+  intakePool.on('error', () => {});
   const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
     try {
@@ -69,15 +81,36 @@ export async function openPgStore(url: string, migrations: readonly Migration[] 
       }
     });
   } catch (error) {
-    await pool.end();
+    await Promise.all([pool.end(), intakePool.end()]);
     throw error;
   }
+  const profile = pgProfileFromEnv(`pool of ${options.connections ?? 10}`);
+  const queryOn = (on: pg.Pool) => <R extends pg.QueryResultRow>(sql: string, values?: unknown[]) => {
+    const config = values === undefined ? sql : { name: statementName(sql), text: sql, values };
+    return profile ? profiledQuery<R>(on, profile, sql, config) : on.query<R>(config);
+  };
   return {
     pool,
-    query: (sql, values) => pool.query(values === undefined ? sql : { name: statementName(sql), text: sql, values }),
+    query: queryOn(pool),
+    intakeQuery: queryOn(intakePool),
     transaction,
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([pool.end(), intakePool.end()]);
+    },
   };
+}
+
+/** pool.query's steps one by one, timed: the wait for a connection, then the round trip. */
+async function profiledQuery<R extends pg.QueryResultRow>(pool: pg.Pool, profile: PgProfile, sql: string, config: string | pg.QueryConfig): Promise<pg.QueryResult<R>> {
+  const asked = performance.now();
+  const client = await pool.connect();
+  const connected = performance.now();
+  try {
+    return await client.query<R>(config as pg.QueryConfig);
+  } finally {
+    client.release();
+    profile.record(statementLabel(sql), connected - asked, performance.now() - connected);
+  }
 }
 
 /**
