@@ -13,6 +13,15 @@ export interface PgStore {
    * never waits for a connection behind the runs' writes. Its callers batch (batch.ts), so a few do.
    */
   intakeQuery<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /**
+   * A statement that commits without waiting for its WAL to reach the disk (synchronous_commit off,
+   * on connections of their own): a third of the database's CPU of a durable commit on this kind of
+   * machine. Only for rows whose loss in a crash of PostgreSQL is harmless: a crash of the database
+   * loses at most the last few hundred ms of these, never a commit made durable after them (the WAL
+   * is flushed in order), and what reads them after a crash copes (a run without its record is run
+   * again; records of sends to targets that cost nothing to repeat).
+   */
+  recordQuery<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
   /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -37,6 +46,8 @@ export async function lockKey(client: pg.PoolClient, key: string): Promise<void>
 
 /** The intake lane's connections: a batch of accepts in flight, the next one, and a rate check. */
 const INTAKE_CONNECTIONS = 3;
+/** The connections of `recordQuery`: its statements are short and never wait for the disk. */
+const RECORD_CONNECTIONS = 3;
 
 /** Any fixed number: the key of the advisory lock every node takes to migrate (one at a time). */
 const MIGRATION_LOCK = 726_514_001;
@@ -49,11 +60,12 @@ const MIGRATION_LOCK = 726_514_001;
 export async function openPgStore(url: string, migrations: readonly Migration[] = pgMigrations, options: { connections?: number; intakeConnections?: number } = {}): Promise<PgStore> {
   // A database that does not answer fails the start after 10 s instead of hanging it.
   const pool = new pg.Pool({ connectionString: url, types, max: options.connections ?? 10, connectionTimeoutMillis: 10_000 });
-  // Connects only when the intake first asks (a command's store never does).
+  // Connect only when first asked (a command's store never does).
   const intakePool = new pg.Pool({ connectionString: url, types, max: options.intakeConnections ?? INTAKE_CONNECTIONS, connectionTimeoutMillis: 10_000 });
+  const recordPool = new pg.Pool({ connectionString: url, types, max: RECORD_CONNECTIONS, connectionTimeoutMillis: 10_000, options: '-c synchronous_commit=off' });
+  const pools = [pool, intakePool, recordPool];
   // An idle connection that dies (a database restart) must not take the process down with it.
-  pool.on('error', () => {});
-  intakePool.on('error', () => {});
+  for (const each of pools) each.on('error', () => {});
   const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
     try {
@@ -81,7 +93,7 @@ export async function openPgStore(url: string, migrations: readonly Migration[] 
       }
     });
   } catch (error) {
-    await Promise.all([pool.end(), intakePool.end()]);
+    await Promise.all(pools.map((each) => each.end()));
     throw error;
   }
   const profile = pgProfileFromEnv(`pool of ${options.connections ?? 10}`);
@@ -93,9 +105,10 @@ export async function openPgStore(url: string, migrations: readonly Migration[] 
     pool,
     query: queryOn(pool),
     intakeQuery: queryOn(intakePool),
+    recordQuery: queryOn(recordPool),
     transaction,
     close: async () => {
-      await Promise.all([pool.end(), intakePool.end()]);
+      await Promise.all(pools.map((each) => each.end()));
     },
   };
 }
