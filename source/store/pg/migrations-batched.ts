@@ -17,7 +17,11 @@ export const batchedIntakeMigration: Migration = {
   // \`route = \`, a plan made while the table was empty (a new database; plpgsql keeps it for the
   // connection's life) went through webhook_deliveries_route and read every row of the route.
   // The rate check: `p_count` requests on one route under the route's lock; the first ones the
-  // window has room for are admitted (NULL), the rest get the wait until it has room again.
+  // window has room for are admitted (NULL), the rest get the wait until it has room again. When
+  // the window has room for more than 100 times `p_reserve` after them, `p_reserve` more slots are
+  // taken for the node to admit on its own for `p_reserve_ms` (returned as that many NULLs after
+  // the answers); they are stamped `p_reserve_ms` late, so a slot used late still leaves the
+  // window no earlier than its request's own stamp would. Slots left unused count until they leave.
   sql: `
     CREATE FUNCTION webhook_accept_many(p_route TEXT[], p_delivery_id TEXT[], p_event TEXT[], p_headers TEXT[], p_body BYTEA[], p_prompt TEXT[],
       p_skills TEXT[], p_target TEXT[], p_target_extra TEXT[], p_replay_of TEXT[], p_received_at_ms BIGINT[], p_window_ms BIGINT[]) RETURNS BIGINT[] AS $$
@@ -46,13 +50,16 @@ export const batchedIntakeMigration: Migration = {
     END
     $$ LANGUAGE plpgsql;
 
-    CREATE FUNCTION webhook_rate_admit_many(p_route TEXT, p_at_ms BIGINT, p_window_ms BIGINT, p_limit INTEGER, p_count INTEGER) RETURNS BIGINT[]
+    CREATE FUNCTION webhook_rate_admit_many(p_route TEXT, p_at_ms BIGINT, p_window_ms BIGINT, p_limit INTEGER, p_count INTEGER,
+      p_reserve INTEGER, p_reserve_ms BIGINT) RETURNS BIGINT[]
     LANGUAGE plpgsql VOLATILE AS $$
     DECLARE
       first_seq BIGINT;
       last_seq BIGINT;
       last_at BIGINT;
+      room BIGINT;
       admitted INTEGER;
+      reserved INTEGER := 0;
       wait BIGINT;
     BEGIN
       PERFORM set_config('synchronous_commit', 'off', true);
@@ -60,16 +67,25 @@ export const batchedIntakeMigration: Migration = {
       DELETE FROM webhook_rate_admits WHERE route = p_route AND at_ms <= p_at_ms - p_window_ms;
       SELECT seq INTO first_seq FROM webhook_rate_admits WHERE route = p_route ORDER BY seq LIMIT 1;
       SELECT seq, at_ms INTO last_seq, last_at FROM webhook_rate_admits WHERE route = p_route ORDER BY seq DESC LIMIT 1;
-      admitted := LEAST(p_count, GREATEST(0, p_limit - COALESCE(last_seq - first_seq + 1, 0)));
+      room := p_limit - COALESCE(last_seq - first_seq + 1, 0);
+      admitted := LEAST(p_count, GREATEST(0, room));
+      IF room - admitted >= 100 * p_reserve THEN
+        reserved := p_reserve;
+      END IF;
       IF admitted > 0 THEN
         INSERT INTO webhook_rate_admits (route, seq, at_ms)
           SELECT p_route, COALESCE(last_seq, 0) + n, GREATEST(p_at_ms, COALESCE(last_at, p_at_ms)) FROM generate_series(1, admitted) AS n;
         last_seq := COALESCE(last_seq, 0) + admitted;
       END IF;
+      IF reserved > 0 THEN
+        INSERT INTO webhook_rate_admits (route, seq, at_ms)
+          SELECT p_route, COALESCE(last_seq, 0) + n, GREATEST(p_at_ms + p_reserve_ms, COALESCE(last_at, p_at_ms)) FROM generate_series(1, reserved) AS n;
+        last_seq := COALESCE(last_seq, 0) + reserved;
+      END IF;
       IF admitted < p_count THEN
         SELECT at_ms + p_window_ms - p_at_ms INTO wait FROM webhook_rate_admits WHERE route = p_route AND seq = last_seq - p_limit + 1;
       END IF;
-      RETURN array_fill(NULL::BIGINT, ARRAY[admitted]) || array_fill(wait, ARRAY[p_count - admitted]);
+      RETURN array_fill(NULL::BIGINT, ARRAY[admitted]) || array_fill(wait, ARRAY[p_count - admitted]) || array_fill(NULL::BIGINT, ARRAY[reserved]);
     END
     $$;
   `,
