@@ -37,8 +37,10 @@ export type SyncIntake = Pick<DeliveryStore, 'accept' | 'committed' | 'acceptCom
  * then holds for the cluster. Backends without it leave the limit to each process (in memory).
  */
 export interface RateLimitBackend {
-  check(route: string, limit: number): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
+  /** At once when the answer is known without the store (PostgreSQL: a slot taken ahead). */
+  check(route: string, limit: number): RateAnswer | Promise<RateAnswer>;
 }
+type RateAnswer = { ok: true } | { ok: false; retryAfterSeconds: number };
 
 export interface StoreBackends {
   deliveries: DeliveryBackend;

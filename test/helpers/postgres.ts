@@ -40,7 +40,7 @@ export interface PostgresServer {
  * runs PostgreSQL as the `postgres` user, which must be able to create the data folder: its parent
  * is made writable for it (docs/cluster.md).
  */
-export async function startPostgresServer(options: { maxConnections?: number } = {}): Promise<PostgresServer> {
+export async function startPostgresServer(options: { maxConnections?: number; postgresFlags?: string[] } = {}): Promise<PostgresServer> {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-pg-'));
   fs.chmodSync(parent, 0o777);
   const port = await freePort();
@@ -48,7 +48,7 @@ export async function startPostgresServer(options: { maxConnections?: number } =
   const server = new EmbeddedPostgres({
     databaseDir: path.join(parent, 'data'), user: 'postgres', password, port, persistent: false,
     onLog: () => {}, onError: () => {},
-    ...(options.maxConnections ? { postgresFlags: ['-c', `max_connections=${options.maxConnections}`] } : {}),
+    postgresFlags: [...(options.maxConnections ? ['-c', `max_connections=${options.maxConnections}`] : []), ...(options.postgresFlags ?? [])],
   });
   await server.initialise();
   await server.start();
@@ -79,9 +79,12 @@ export async function connectPostgres(adminUrl: string): Promise<TestPostgres> {
   };
 }
 
-/** A server of its own and a handle on it: `stop` ends both (scripts, and tests that stop PostgreSQL). */
-export async function startPostgres(): Promise<TestPostgres> {
-  const server = await startPostgresServer();
+/**
+ * A server of its own and a handle on it: `stop` ends both (scripts, and tests that stop PostgreSQL).
+ * `postgresFlags`: server settings, e.g. `['-c', 'shared_preload_libraries=pg_stat_statements']`.
+ */
+export async function startPostgres(options: { postgresFlags?: string[] } = {}): Promise<TestPostgres> {
+  const server = await startPostgresServer(options);
   const handle = await connectPostgres(server.adminUrl).catch(async (error: unknown) => {
     await server.stop();
     throw error;

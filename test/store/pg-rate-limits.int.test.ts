@@ -78,4 +78,32 @@ describe('rate limits shared on PostgreSQL', () => {
     expect(await rows(db, 'removed-subscription')).toBe(0);
     expect(await rows(db, 'gh')).toBe(2);
   });
+
+  it('answers most checks of a route far from its limit from slots taken ahead, and never admits past the limit', async () => {
+    const now = 1_000_000;
+    const url = await postgres().freshDatabase();
+    const opened = await Promise.all([0, 1, 2].map(() => openPgStore(url)));
+    stores.push(...opened);
+    let calls = 0;
+    const limiters = opened.map((store) => createPgRateLimiter({ ...store, intakeQuery: (sql, values) => {
+      calls += 1;
+      return store.intakeQuery(sql, values);
+    } }, () => now));
+    // Far from the limit: 600 checks, one at a time per node, in a few calls each.
+    for (let index = 0; index < 200; index += 1) {
+      const decisions = await Promise.all(limiters.map((limiter) => limiter.check('gh', 10_000)));
+      expect(decisions).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
+    }
+    expect(calls).toBeLessThanOrEqual(3 * Math.ceil(200 / 32) + 3);
+    expect(await rows(opened[0]!, 'gh')).toBeGreaterThanOrEqual(600);
+    expect(await rows(opened[0]!, 'gh')).toBeLessThanOrEqual(600 + 3 * 32);
+
+    // Near the limit: 3,400 checks at once on three nodes; at most the limit, at most 32 a node short of it.
+    const decisions = await Promise.all(Array.from({ length: 3_400 }, (_, index) => limiters[index % 3]!.check('near', 3_300)));
+    const admitted = decisions.filter((decision) => decision.ok).length;
+    expect(admitted).toBeLessThanOrEqual(3_300);
+    expect(admitted).toBeGreaterThanOrEqual(3_300 - 3 * 32);
+    expect(await rows(opened[0]!, 'near')).toBe(3_300); // the window is full: the admitted and any slot left unused
+    expect(await limiters[0]!.check('near', 3_300)).toEqual({ ok: false, retryAfterSeconds: 60 });
+  });
 });

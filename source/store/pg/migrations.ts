@@ -1,4 +1,5 @@
 import type { Migration } from '../migrations.js';
+import { batchedIntakeMigration } from './migrations-batched.js';
 
 /**
  * The PostgreSQL schema as numbered migrations, the same tables as SQLite's (`../migrations.ts`)
@@ -332,4 +333,5 @@ export const pgMigrations: readonly Migration[] = [
     // A console on any node shows which node's run waits for the decision (docs/cluster.md).
     sql: 'ALTER TABLE approvals ADD COLUMN node_id TEXT;',
   },
+  batchedIntakeMigration,
 ];

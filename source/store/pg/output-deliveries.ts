@@ -20,8 +20,11 @@ export function createPgOutputDeliveryStore(store: PgStore, nodeId: string): Out
   };
   const select = async (where: string, params: unknown[]) => hydrate((await store.query<Omit<OutputDelivery, 'attempts'>>(`SELECT ${columns} FROM output_deliveries ${where}`, params)).rows);
   return {
+    // Written once with its outcome (\`settled\`): the send of a target that costs nothing to repeat
+    // (source/delivery/deliver.ts), so its record need not wait for the disk (recordQuery). A
+    // \`sending\` row must be durable before the send: it is how a crash knows a send may have arrived.
     async create(record, settled) {
-      await store.query(`INSERT INTO output_deliveries (id, target, extra, subject, output, run_failed, status, chunks_total, chunks_sent, detail, error, created_at_ms, updated_at_ms, node_id)
+      await (settled ? store.recordQuery : store.query)(`INSERT INTO output_deliveries (id, target, extra, subject, output, run_failed, status, chunks_total, chunks_sent, detail, error, created_at_ms, updated_at_ms, node_id)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       [record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed, settled?.status ?? 'sending',
         settled?.chunksTotal ?? 0, settled?.chunksSent ?? 0, settled?.detail ?? null, settled?.error ?? null, record.createdAtMs, settled?.atMs ?? record.createdAtMs, nodeId]);

@@ -2,11 +2,26 @@ import pg from 'pg';
 import type { Migration } from '../migrations.js';
 import { pgMigrations } from './migrations.js';
 import { StoreUnavailableError } from '../store-fault.js';
+import { pgProfileFromEnv, statementLabel, type PgProfile } from './profile.js';
 
 /** An open PostgreSQL store: a pool, and transactions on one of its connections. */
 export interface PgStore {
   readonly pool: pg.Pool;
   query<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /**
+   * The webhook intake's lane (the accept and the rate check): connections of its own, so a 202
+   * never waits for a connection behind the runs' writes. Its callers batch (batch.ts), so a few do.
+   */
+  intakeQuery<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /**
+   * A statement that commits without waiting for its WAL to reach the disk (synchronous_commit off,
+   * on connections of their own): a third of the database's CPU of a durable commit on this kind of
+   * machine. Only for rows whose loss in a crash of PostgreSQL is harmless: a crash of the database
+   * loses at most the last few hundred ms of these, never a commit made durable after them (the WAL
+   * is flushed in order), and what reads them after a crash copes (a run without its record is run
+   * again; records of sends to targets that cost nothing to repeat).
+   */
+  recordQuery<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
   /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -29,6 +44,11 @@ export async function lockKey(client: pg.PoolClient, key: string): Promise<void>
   await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
 }
 
+/** The intake lane's connections: a batch of accepts in flight, the next one, and a rate check. */
+const INTAKE_CONNECTIONS = 3;
+/** The connections of `recordQuery`: its statements are short and never wait for the disk. */
+const RECORD_CONNECTIONS = 3;
+
 /** Any fixed number: the key of the advisory lock every node takes to migrate (one at a time). */
 const MIGRATION_LOCK = 726_514_001;
 
@@ -37,11 +57,15 @@ const MIGRATION_LOCK = 726_514_001;
  * migrate once: each takes the same advisory lock for its migration transaction and finds the
  * versions the first one applied.
  */
-export async function openPgStore(url: string, migrations: readonly Migration[] = pgMigrations, options: { connections?: number } = {}): Promise<PgStore> {
+export async function openPgStore(url: string, migrations: readonly Migration[] = pgMigrations, options: { connections?: number; intakeConnections?: number } = {}): Promise<PgStore> {
   // A database that does not answer fails the start after 10 s instead of hanging it.
   const pool = new pg.Pool({ connectionString: url, types, max: options.connections ?? 10, connectionTimeoutMillis: 10_000 });
+  // Connect only when first asked (a command's store never does).
+  const intakePool = new pg.Pool({ connectionString: url, types, max: options.intakeConnections ?? INTAKE_CONNECTIONS, connectionTimeoutMillis: 10_000 });
+  const recordPool = new pg.Pool({ connectionString: url, types, max: RECORD_CONNECTIONS, connectionTimeoutMillis: 10_000, options: '-c synchronous_commit=off' });
+  const pools = [pool, intakePool, recordPool];
   // An idle connection that dies (a database restart) must not take the process down with it.
-  pool.on('error', () => {});
+  for (const each of pools) each.on('error', () => {});
   const transaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
     try {
@@ -69,15 +93,37 @@ export async function openPgStore(url: string, migrations: readonly Migration[] 
       }
     });
   } catch (error) {
-    await pool.end();
+    await Promise.all(pools.map((each) => each.end()));
     throw error;
   }
+  const profile = pgProfileFromEnv(`pool of ${options.connections ?? 10}`);
+  const queryOn = (on: pg.Pool) => <R extends pg.QueryResultRow>(sql: string, values?: unknown[]) => {
+    const config = values === undefined ? sql : { name: statementName(sql), text: sql, values };
+    return profile ? profiledQuery<R>(on, profile, sql, config) : on.query<R>(config);
+  };
   return {
     pool,
-    query: (sql, values) => pool.query(values === undefined ? sql : { name: statementName(sql), text: sql, values }),
+    query: queryOn(pool),
+    intakeQuery: queryOn(intakePool),
+    recordQuery: queryOn(recordPool),
     transaction,
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all(pools.map((each) => each.end()));
+    },
   };
+}
+
+/** pool.query's steps one by one, timed: the wait for a connection, then the round trip. */
+async function profiledQuery<R extends pg.QueryResultRow>(pool: pg.Pool, profile: PgProfile, sql: string, config: string | pg.QueryConfig): Promise<pg.QueryResult<R>> {
+  const asked = performance.now();
+  const client = await pool.connect();
+  const connected = performance.now();
+  try {
+    return await client.query<R>(config as pg.QueryConfig);
+  } finally {
+    client.release();
+    profile.record(statementLabel(sql), connected - asked, performance.now() - connected);
+  }
 }
 
 /**

@@ -6,7 +6,13 @@ import type { PgStore } from './pg-store.js';
 const columns = `id, origin, status, provider, model, system_prompt AS "systemPrompt", prompt, output, error, steps,
   input_tokens AS "inputTokens", output_tokens AS "outputTokens", started_at_ms AS "startedAtMs", finished_at_ms AS "finishedAtMs"`;
 
-/** Every agent run with its tool calls, on PostgreSQL (arguments and results cut as on SQLite). */
+/**
+ * Every agent run with its tool calls, on PostgreSQL (arguments and results cut as on SQLite).
+ * The run's rows commit without waiting for the disk (recordQuery): after a crash of PostgreSQL a
+ * webhook run whose record was lost is run again (its delivery's state, written durably, says so),
+ * as after a crash of the node before the record was written; a later durable commit (the
+ * delivery's) makes them durable first.
+ */
 export function createPgRunStore(store: PgStore, nodeId: string): RunBackend {
   const withCalls = async (rows: Array<Omit<RunRow, 'toolCalls'>>): Promise<RunRow[]> => {
     if (rows.length === 0) return [];
@@ -17,15 +23,15 @@ export function createPgRunStore(store: PgStore, nodeId: string): RunBackend {
   };
   return {
     async started(run) {
-      await store.query(`INSERT INTO runs (id, origin, status, provider, model, system_prompt, prompt, started_at_ms, node_id) VALUES ($1, $2, 'running', $3, $4, $5, $6, $7, $8)`,
+      await store.recordQuery(`INSERT INTO runs (id, origin, status, provider, model, system_prompt, prompt, started_at_ms, node_id) VALUES ($1, $2, 'running', $3, $4, $5, $6, $7, $8)`,
         [run.id, run.origin, run.provider, run.model ?? null, run.systemPrompt, run.prompt, run.startedAtMs, nodeId]);
     },
     async toolCall(runId, seq, call) {
-      await store.query(`INSERT INTO run_tool_calls (run_id, seq, call_id, name, args, result, is_error, started_at_ms, finished_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      await store.recordQuery(`INSERT INTO run_tool_calls (run_id, seq, call_id, name, args, result, is_error, started_at_ms, finished_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
         [runId, seq, call.id, call.name, storedJson(call.args), truncateMiddle(call.result, STORED_TEXT_BYTES), call.isError, call.startedAtMs, call.finishedAtMs]);
     },
     async finished(result) {
-      await store.query('UPDATE runs SET status = $1, output = $2, error = $3, steps = $4, input_tokens = $5, output_tokens = $6, finished_at_ms = $7 WHERE id = $8',
+      await store.recordQuery('UPDATE runs SET status = $1, output = $2, error = $3, steps = $4, input_tokens = $5, output_tokens = $6, finished_at_ms = $7 WHERE id = $8',
         [result.status, result.output, result.error ?? null, result.steps, result.usage.inputTokens, result.usage.outputTokens, result.finishedAtMs, result.runId]);
     },
     // As on SQLite: every running run. With several nodes: only the runs of a node that stopped (docs/cluster.md).

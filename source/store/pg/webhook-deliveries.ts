@@ -1,5 +1,6 @@
 import type { DeliveryBackend } from '../async-domains.js';
 import { FINISHED_RUN_OF_DELIVERY, type DeliveryRecord, type DeliveryState, type NewDelivery } from '../webhook-deliveries.js';
+import { createBatcher } from './batch.js';
 import { asStoreFault, lockKey, type PgStore } from './pg-store.js';
 
 const columns = `id AS seq, route, delivery_id AS "deliveryId", event, headers, prompt, skills, target, target_extra AS "targetExtra", state,
@@ -12,8 +13,23 @@ const insertSql = `INSERT INTO webhook_deliveries (route, delivery_id, event, he
 const values = (row: NewDelivery) => [row.route, row.deliveryId, row.event, JSON.stringify(row.headers), Buffer.from(row.body), row.prompt,
   JSON.stringify(row.skills), row.target, JSON.stringify(row.targetExtra), row.replayOf ?? null, row.receivedAtMs];
 
+/** Accepts on their way at once (each batch one round trip and one commit), and the most rows per batch. */
+const ACCEPTS_IN_FLIGHT = 2;
+const MAX_ACCEPT_BATCH = 64;
+
+/** The answers of `webhook_accept_many` (migration 11): each row's id, or null for a duplicate. */
+function acceptMany(store: PgStore, rows: Array<{ row: NewDelivery; dedupWindowMs: number | undefined }>): Promise<Array<number | null>> {
+  const column = <T>(of: (entry: { row: NewDelivery; dedupWindowMs: number | undefined }) => T) => rows.map(of);
+  const fields = rows.map((entry) => values(entry.row));
+  return store.intakeQuery<{ seqs: Array<number | string | null> }>('SELECT webhook_accept_many($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS seqs',
+    [...Array.from({ length: 11 }, (_, index) => fields.map((field) => field[index])), column((entry) => entry.dedupWindowMs ?? null)])
+    .then(({ rows: [answer] }) => answer!.seqs.map((seq) => (seq === null ? null : Number(seq)))); // BIGINT[] comes back as text
+}
+
 /** Accepted webhook deliveries on PostgreSQL: the same operations and answers as the SQLite domain. */
 export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryBackend {
+  const acceptOne = createBatcher((rows: Array<{ row: NewDelivery; dedupWindowMs: number | undefined }>) => acceptMany(store, rows),
+    { maxInFlight: ACCEPTS_IN_FLIGHT, maxBatch: MAX_ACCEPT_BATCH });
   const one = async (sql: string, params: unknown[]) => (await store.query<DeliveryRecord & Record<string, unknown>>(sql, params)).rows[0];
   const insert = async (row: NewDelivery, query: (sql: string, params: unknown[]) => Promise<{ rows: Array<{ id: number }> }> = (sql, params) => store.query(sql, params)) =>
     (await query(insertSql, values(row))).rows[0]!.id;
@@ -21,11 +37,11 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
   const claim = (sql: string, params: unknown[]) => one(sql, params).catch((error: unknown) => { throw asStoreFault(error); });
   return {
     // One delivery id sent to every node at once: the check and the insert are one step under a lock
-    // on (route, delivery id), in one call (the function of migration 8).
+    // on (route, delivery id). Accepts that arrive together share one call and one commit (migration
+    // 11); each settles once its batch is committed.
     async accept(row, dedupWindowMs) {
-      const { rows: [answer] } = await store.query<{ seq: number | null }>('SELECT webhook_accept($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS seq',
-        [...values(row), dedupWindowMs ?? null]).catch((error: unknown) => { throw asStoreFault(error); });
-      return answer!.seq === null ? { kind: 'duplicate' } : { kind: 'accepted', seq: answer!.seq };
+      const seq = await acceptOne({ row, dedupWindowMs }).catch((error: unknown) => { throw asStoreFault(error); });
+      return seq === null ? { kind: 'duplicate' } : { kind: 'accepted', seq };
     },
     async enqueueReplay(original, now) {
       return store.transaction(async (client) => {
