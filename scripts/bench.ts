@@ -109,6 +109,8 @@ function document(rows: string): string {
 Written by \`npm run bench\` (scripts/bench.ts); each row comes from one script in \`scripts/\`, whose
 header says what it measures and how. Figures from a shared machine move with its load: read them
 against the load average, and ratios (alternating rounds in one run) rather than absolute rates.
+Earlier runs and one-off measurements are in [history.md](history.md); profiles, flame graphs and what
+moved each figure in [perf/](perf/); the cluster benchmark's latest run in [cluster.md](cluster.md#benchmark).
 
 | | |
 |---|---|
