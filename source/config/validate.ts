@@ -4,6 +4,7 @@ import { closest } from './suggest.js';
 import { slugify } from '../infra/slug.js';
 import { formatKeyPath, pointerToSegments } from './key-path.js';
 import { checkClientMetadataUrl } from '../mcp/oauth-config.js';
+import { isUtc } from '../infra/utc-zone.js';
 
 /** One problem in config.json: where (key path) and why. */
 export interface ConfigIssue {
@@ -141,8 +142,9 @@ export function unsafeServerName(name: string): string | undefined {
   return undefined;
 }
 
-/** True when `name` is an IANA zone this runtime knows. */
+/** True when `name` is an IANA zone this runtime knows (UTC without asking ICU: see formatInZone). */
 function isTimeZone(name: string): boolean {
+  if (isUtc(name)) return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
     return true;

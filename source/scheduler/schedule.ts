@@ -1,4 +1,5 @@
 import { Cron } from 'croner';
+import { isUtc } from '../infra/utc-zone.js';
 
 /** A checked schedule. `every` runs on a fixed period from its anchor; `cron` is a five-field expression. */
 export type Schedule =
@@ -98,8 +99,15 @@ export function nextRuns(schedule: Schedule, afterMs: number, timezone: string, 
   return runs;
 }
 
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
 /** `2026-03-08 03:00 EDT` style, in the zone the schedule runs in. */
 export function formatInZone(atMs: number, timezone: string): string {
+  if (isUtc(timezone)) {
+    const at = new Date(atMs);
+    const pad = (value: number) => String(value).padStart(2, '0');
+    return `${WEEKDAYS[at.getUTCDay()]} ${at.getUTCFullYear()}-${pad(at.getUTCMonth() + 1)}-${pad(at.getUTCDate())} ${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())} UTC`;
+  }
   const parts = new Intl.DateTimeFormat('en-CA', {
     timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', weekday: 'short', hourCycle: 'h23', timeZoneName: 'short',
   }).formatToParts(new Date(atMs));

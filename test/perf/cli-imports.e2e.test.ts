@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -42,6 +43,27 @@ describe('CLI start: what a short command loads', () => {
     for (const name of ['fastify', 'pino', 'conf', 'yaml', 'ai', '@modelcontextprotocol/client', '@ai-sdk/openai']) expect(fromPackage(modules, name), name).toEqual([]);
     // The config is checked by the precompiled validator: Ajv's runtime helpers only, never its compiler.
     expect(fromPackage(modules, 'ajv').filter((url) => !url.includes('/ajv/dist/runtime/'))).toEqual([]);
+  });
+
+  it('cron list on a home whose timezone is UTC never starts ICU\'s time zones (about 23 ms); another zone does', async () => {
+    const home = tempHome();
+    await run(process.execPath, [cliPath, 'cron', 'create', 'every 30m', 'Summarise', '--home', home.root]);
+    // A preload that counts the Intl.DateTimeFormat made in the process (checking a zone, formatting a time).
+    const counter = path.join(path.dirname(home.root), 'count-intl.mjs');
+    const countFile = path.join(path.dirname(home.root), 'intl-count');
+    fs.writeFileSync(counter, `const Original = Intl.DateTimeFormat; let made = 0;
+Intl.DateTimeFormat = function (...args) { made += 1; return new Original(...args); };
+process.on('exit', () => { process.getBuiltinModule('node:fs').writeFileSync(${JSON.stringify(countFile)}, String(made)); });`);
+    const intlMade = async (timezone: string) => {
+      await run(process.execPath, [cliPath, 'config', 'set', 'timezone', timezone, '--home', home.root]);
+      const { stdout } = await run(process.execPath, ['--import', counter, cliPath, 'cron', 'list', '--home', home.root]);
+      return { stdout, made: Number(fs.readFileSync(countFile, 'utf8')) };
+    };
+    const utc = await intlMade('UTC');
+    expect(utc.stdout).toMatch(/summarise[\s\S]*UTC/);
+    expect(utc.made).toBe(0);
+    expect((await intlMade('Etc/UTC')).made).toBe(0);
+    expect((await intlMade('Europe/Berlin')).made).toBeGreaterThan(0);
   });
 
   it('a command that writes config.json still loads conf (on first write)', async () => {

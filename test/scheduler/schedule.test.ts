@@ -139,4 +139,21 @@ describe('catch-up decisions', () => {
   it('does nothing when the next run is still ahead', () => {
     expect(decideCatchUp({ ...base, policy: 'once', nextRunAtMs: at('2026-11-21T11:00:00Z'), nowMs: at('2026-11-21T10:59:00Z') })).toEqual({ action: 'none' });
   });
+
+  it('formats UTC without ICU exactly as ICU does, under both of its names', () => {
+    const viaIcu = (atMs: number) => {
+      const parts = new Intl.DateTimeFormat('en-CA', {
+        timeZone: 'UTC', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', weekday: 'short', hourCycle: 'h23', timeZoneName: 'short',
+      }).formatToParts(new Date(atMs));
+      const get = (type: string) => parts.find((part) => part.type === type)?.value ?? '';
+      return `${get('weekday')} ${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')} ${get('timeZoneName')}`;
+    };
+    // Every day of a leap year and a bit, at a minute that moves through the hours.
+    for (let day = 0; day < 400; day += 1) {
+      const atMs = Date.UTC(2028, 0, 1) + day * 86_400_000 + day * 3_607_000;
+      expect(formatInZone(atMs, 'UTC')).toBe(viaIcu(atMs));
+      expect(formatInZone(atMs, 'Etc/UTC')).toBe(viaIcu(atMs));
+    }
+    expect(formatInZone(Date.UTC(2026, 10, 26, 0, 5), 'UTC')).toBe('Thu 2026-11-26 00:05 UTC');
+  });
 });
