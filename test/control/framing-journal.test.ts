@@ -76,6 +76,30 @@ describe('event journal', () => {
     expect(journal.since(990)!.map((event) => event.data)).toEqual([991, 992, 993, 994, 995, 996, 997, 998, 999, 1000]);
     expect(journal.since(989)).toBeUndefined();
   });
+
+  it('keeps its memory bounded by its text too: big events let the oldest go first, never the newest', () => {
+    const journal = createEventJournal({ capacity: 1_000, maxBytes: 10_000 });
+    const big = (n: number) => ({ runId: `r${n}`, output: 'x'.repeat(3_000) }); // about 3.1 KB each
+    for (let n = 1; n <= 5; n += 1) journal.append('run.finished', big(n));
+    expect(journal.since(2)!.map((event) => (event.data as { runId: string }).runId)).toEqual(['r3', 'r4', 'r5']);
+    expect(journal.since(1)).toBeUndefined(); // let go: a client resuming from there gets a snapshot
+    for (let n = 6; n <= 600; n += 1) journal.append('n', n); // small ones: the big ones go as the budget fills
+    expect(journal.since(5)).toBeUndefined();
+    expect(journal.since(520)!.map((event) => event.data)).toEqual(Array.from({ length: 80 }, (_, i) => 521 + i));
+    journal.append('run.finished', { output: 'y'.repeat(50_000) }); // over the budget by itself: kept, alone
+    expect(journal.since(600)!.map((event) => event.seq)).toEqual([601]);
+    expect(journal.since(599)).toBeUndefined();
+    journal.append('n', 602); // the next one lets it go: it is the oldest, and the budget is over
+    expect(journal.since(600)).toBeUndefined();
+    expect(journal.since(601)!.map((event) => event.data)).toEqual([602]);
+  });
+
+  it('counts what the capacity already let go once, never twice', () => {
+    const journal = createEventJournal({ capacity: 4, maxBytes: 4 * (64 + 1_000) });
+    // Each fills a quarter of the budget; the ring holds four: the budget is never what lets one go.
+    for (let n = 1; n <= 40; n += 1) journal.append('n', 'z'.repeat(1_000));
+    expect(journal.since(36)!.map((event) => event.seq)).toEqual([37, 38, 39, 40]);
+  });
 });
 
 describe('event journal that keeps events once listened to', () => {
