@@ -37,7 +37,9 @@ export function frameTree(profile: Profile, options: Pick<FlameOptions, 'idle'> 
         const child = byId.get(id)!;
         if (!options.idle && child.callFrame.functionName === '(idle)') continue;
         const label = frameLabel(child);
-        merged.set(label, [...(merged.get(label) ?? []), child]);
+        const same = merged.get(label);
+        if (same) same.push(child);
+        else merged.set(label, [child]);
       }
     }
     const children = [...merged.values()].map(build).sort((a, b) => a.label.localeCompare(b.label));

@@ -63,8 +63,7 @@ export function createEventRelay(deps: {
   const publishEvents = (events: string[], jobs = false) => publish(`{"node":${JSON.stringify(deps.nodeId)},"events":[${events.join(',')}]${jobs ? ',"jobs":true' : ''}}`);
   const flush = () => {
     timer = undefined;
-    if (jobsChanged && batch.length === 0) publishEvents([], true);
-    let jobs = jobsChanged;
+    let jobs = jobsChanged; // said once, with the first chunk of events or alone
     jobsChanged = false;
     let chunk: string[] = [];
     let size = 0;
@@ -79,7 +78,7 @@ export function createEventRelay(deps: {
       chunk.push(event);
       size += event.length + 1;
     }
-    if (chunk.length > 0) publishEvents(chunk, jobs);
+    if (chunk.length > 0 || jobs) publishEvents(chunk, jobs);
     batch = [];
   };
   const relayed = (event: GatewayEvent, node: string) => {

@@ -45,8 +45,8 @@ export function createNonBlockingOut(fd: number, droppedNote: (lines: number) =>
       drain();
     }, RETRY_MS).unref();
   };
-  /** Writes what waits, in order, until the reader is not ready (true when all went out). */
-  const drain = (): boolean => {
+  /** Writes what waits, in order, until the reader is not ready (true when all went out); then tries again later unless told not to. */
+  const drain = (retryLater = true): boolean => {
     while (waiting.length > 0) {
       const head = waiting[0]!;
       let written: number;
@@ -54,7 +54,7 @@ export function createNonBlockingOut(fd: number, droppedNote: (lines: number) =>
         written = fs.writeSync(fd, head);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
-          later();
+          if (retryLater) later();
           return false;
         }
         gone = true; // EPIPE, EBADF: nobody reads it any more
@@ -69,7 +69,7 @@ export function createNonBlockingOut(fd: number, droppedNote: (lines: number) =>
     if (droppedLines > 0) {
       enqueue(droppedNote(droppedLines));
       droppedLines = 0;
-      return drain();
+      return drain(retryLater);
     }
     return true;
   };
@@ -88,13 +88,7 @@ export function createNonBlockingOut(fd: number, droppedNote: (lines: number) =>
       clearTimeout(retry);
       retry = undefined;
       const pause = new Int32Array(new SharedArrayBuffer(4));
-      for (let waited = 0; !drain() && waited < CLOSE_WAIT_MS; waited += RETRY_MS) {
-        clearTimeout(retry);
-        retry = undefined;
-        Atomics.wait(pause, 0, 0, RETRY_MS);
-      }
-      clearTimeout(retry);
-      retry = undefined;
+      for (let waited = 0; !drain(false) && waited < CLOSE_WAIT_MS; waited += RETRY_MS) Atomics.wait(pause, 0, 0, RETRY_MS);
     },
   };
 }

@@ -19,10 +19,9 @@ const MAX_ACCEPT_BATCH = 64;
 
 /** The answers of `webhook_accept_many` (migration 11): each row's id, or null for a duplicate. */
 function acceptMany(store: PgStore, rows: Array<{ row: NewDelivery; dedupWindowMs: number | undefined }>): Promise<Array<number | null>> {
-  const column = <T>(of: (entry: { row: NewDelivery; dedupWindowMs: number | undefined }) => T) => rows.map(of);
   const fields = rows.map((entry) => values(entry.row));
   return store.intakeQuery<{ seqs: Array<number | string | null> }>('SELECT webhook_accept_many($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS seqs',
-    [...Array.from({ length: 11 }, (_, index) => fields.map((field) => field[index])), column((entry) => entry.dedupWindowMs ?? null)])
+    [...Array.from({ length: 11 }, (_, index) => fields.map((field) => field[index])), rows.map((entry) => entry.dedupWindowMs ?? null)])
     .then(({ rows: [answer] }) => answer!.seqs.map((seq) => (seq === null ? null : Number(seq)))); // BIGINT[] comes back as text
 }
 
