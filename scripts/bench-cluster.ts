@@ -26,7 +26,7 @@
 // (pg_stat_statements).
 // Usage: npm run -s build && npx tsx scripts/bench-cluster.ts [--rounds 5] [--webhooks 600] [--duration 5]
 //   [--fixed-duration 10] [--rate 500] [--fixed-connections 30] [--connections 30] [--concurrency 4] [--model-delay 50]
-//   [--setups sqlite-1,pg-1,pg-3] [--phases intake,drain] [--baseline DIR] [--profile] [--smoke] [--json FILE]
+//   [--setups sqlite-1,pg-1,pg-3] [--phases intake,drain] [--baseline DIR] [--profile] [--cpu-prof DIR] [--smoke] [--json FILE]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -64,6 +64,9 @@ type Setup = (typeof setups)[number];
 const phases = args.text('phases')?.split(',') ?? ['intake', 'drain'];
 const profiling = args.flag('profile');
 const baseline = args.text('baseline');
+/** A folder: each node writes a V8 CPU profile there when it stops (read with scripts/profile-top.ts). */
+const cpuProfileDir = args.text('cpu-prof');
+const profileArgs = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
 interface Build { name: string; cli: string }
 const builds: Build[] = baseline ? [{ name: 'baseline', cli: path.resolve(baseline, 'dist/cli/main.js') }, { name: 'this build', cli: cliPath }] : [{ name: '', cli: cliPath }];
 
@@ -120,7 +123,7 @@ async function startNodes(setup: Setup, build: Build, postgres: TestPostgres, ex
   // One at a time: the first migrates the database (the others would wait on its lock anyway).
   const nodes: GatewayProcess[] = [];
   try {
-    for (let index = 0; index < setup.nodes; index++) nodes.push(await startGatewayProcess(config, [], build.cli, nodeEnv));
+    for (let index = 0; index < setup.nodes; index++) nodes.push(await startGatewayProcess(config, profileArgs, build.cli, nodeEnv));
   } catch (error) {
     await stopNodes(nodes);
     throw error;
@@ -129,7 +132,8 @@ async function startNodes(setup: Setup, build: Build, postgres: TestPostgres, ex
 }
 
 async function stopNodes(nodes: GatewayProcess[]): Promise<void> {
-  await Promise.all(nodes.map((node) => node.stop({ kill: true }))); // a backlog left is nobody's concern
+  // A backlog left is nobody's concern; a profiled node stops gently so that it writes its profile.
+  await Promise.all(nodes.map((node) => node.stop({ kill: !cpuProfileDir })));
 }
 
 /** One autocannon per node, run together; `share` splits a total (connections, rate, amount) over them. */
