@@ -173,7 +173,7 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
     async deliver(request) {
       if (!history) return run(request, undefined, 0);
       const id = randomUUID();
-      const row = { id, target: request.target, extra: request.extra ?? {}, subject: request.subject, output: request.output, runFailed: request.failed === true, createdAtMs: now() };
+      const row = { id, target: request.target, extra: request.extra ?? {}, subject: request.subject, output: request.output, runFailed: request.failed === true, createdAtMs: now(), ...(request.held ? { held: request.held } : {}) };
       // Sent again after a crash at no cost (a log line, a file, the console): no `sending` row is
       // needed first, so the record is written once, with its outcome (one write instead of two).
       if (repeatableTarget(request.target)) return run(request, { id, writes: recordWrites(id, Promise.resolve(), deps.logger), writeOnce: (state) => history.create(row, state) }, 0);

@@ -1,3 +1,5 @@
+import type { HeldDelivery } from '../store/webhook-deliveries.js';
+
 /** What was produced and for whom; targets use it for file names and messages. */
 export type DeliverySubject =
   | { kind: 'webhook'; route: string; deliveryId: string; event: string }
@@ -16,6 +18,11 @@ export interface DeliveryRequest {
   subject: DeliverySubject;
   /** The run failed: targets say so (failed runs are always delivered with the error). */
   failed?: boolean;
+  /**
+   * A webhook's output: the claim of its delivery row. In cluster mode a send that must not happen
+   * twice is recorded only while that claim still holds the row (store/pg/output-deliveries.ts).
+   */
+  held?: HeldDelivery;
 }
 
 /** `recordId`: the history record, when deliveries are recorded (`switchboard deliveries`). */

@@ -2,6 +2,7 @@ import type { AttemptRecord } from '../delivery/attempts.js';
 import type { DeliverExtra, DeliverySubject } from '../delivery/types.js';
 import type { Store } from './database.js';
 import { escapeLike } from './sql-text.js';
+import type { HeldDelivery } from './webhook-deliveries.js';
 
 /** `uncertain`: a crash came while it was being sent to a target that must not get it twice; the operator decides (deliveries retry). */
 export type OutputDeliveryStatus = 'sending' | 'delivered' | 'failed' | 'uncertain';
@@ -37,13 +38,17 @@ export interface SettledState {
   atMs: number;
 }
 
-/** A send of a webhook delivery made before a crash: see `earlierSendFor`. */
+/**
+ * A send of a webhook delivery made before a crash (see `earlierSendFor`): `sending` is one still
+ * on its way from another node, met by the node that took over that node's work (cluster mode).
+ */
 export interface EarlierSend {
   id: string;
-  status: 'uncertain' | 'delivered';
+  status: 'sending' | 'uncertain' | 'delivered';
 }
 
-export type NewOutputDelivery = Pick<OutputDelivery, 'id' | 'target' | 'extra' | 'subject' | 'output' | 'runFailed' | 'createdAtMs'>;
+/** \`held\`: the webhook delivery claim the send belongs to (the PostgreSQL store fences on it; not stored). */
+export type NewOutputDelivery = Pick<OutputDelivery, 'id' | 'target' | 'extra' | 'subject' | 'output' | 'runFailed' | 'createdAtMs'> & { held?: HeldDelivery };
 
 export function createOutputDeliveryStore(store: Store) {
   const insert = store.db.prepare(`INSERT INTO output_deliveries (id, target, extra, subject, output, run_failed, status, chunks_total, chunks_sent, detail, error, created_at_ms, updated_at_ms)
@@ -56,7 +61,7 @@ export function createOutputDeliveryStore(store: Store) {
   const byPrefix = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE id LIKE ? || '%' ESCAPE '\\' LIMIT 2`);
   const failedCount = store.db.prepare("SELECT COUNT(*) AS n FROM output_deliveries WHERE status = 'failed'");
   const sending = store.db.prepare(`SELECT id, target, subject FROM output_deliveries WHERE status = 'sending'`);
-  const earlierSend = store.db.prepare(`SELECT id, status FROM output_deliveries WHERE status IN ('uncertain', 'delivered') AND json_extract(subject, '$.kind') = 'webhook'
+  const earlierSend = store.db.prepare(`SELECT id, status FROM output_deliveries WHERE status IN ('sending', 'uncertain', 'delivered') AND json_extract(subject, '$.kind') = 'webhook'
     AND json_extract(subject, '$.route') = ? AND json_extract(subject, '$.deliveryId') = ? AND created_at_ms >= ? ORDER BY created_at_ms DESC, rowid DESC LIMIT 1`);
   const recent = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE (? = 0 OR status IN ('failed', 'uncertain')) ORDER BY created_at_ms DESC, rowid DESC LIMIT ?`);
 

@@ -42,6 +42,13 @@ export interface DeliveryRecord {
   finishedAtMs: number | null;
 }
 
+/**
+ * A delivery as one claim of it holds it: its row and the time of the claim (\`started_at_ms\`). On
+ * PostgreSQL a write for a claim that no longer holds the row (another node took the work over
+ * while this one was silent, docs/cluster.md) changes nothing; on SQLite one gateway holds every row.
+ */
+export type HeldDelivery = Pick<DeliveryRecord, 'seq' | 'startedAtMs'>;
+
 export type AcceptOutcome = { kind: 'accepted'; seq: number } | { kind: 'duplicate' };
 
 const columns = `id AS seq, route, delivery_id AS deliveryId, event, headers, prompt, skills, target, target_extra AS targetExtra, state,
@@ -154,16 +161,20 @@ export function createDeliveryStore(store: Store) {
      * The agent finished: its result is recorded before delivery, so a crash now never re-runs it.
      * Kept (store.keep): settles once committed, however long another process holds the lock.
      */
-    recordRun(seq: number, run: RecordedRun): Promise<void> {
-      return store.keep(() => recordRun.run(run.runId, run.status, run.output, run.error ?? null, seq));
+    recordRun(held: HeldDelivery, run: RecordedRun): Promise<void> {
+      return store.keep(() => recordRun.run(run.runId, run.status, run.output, run.error ?? null, held.seq));
     },
-    /** The final state, with the run's result when it was not recorded before (`run`); kept like recordRun. */
-    finish(seq: number, state: Exclude<DeliveryState, 'queued' | 'running'>, detail: string, now: number, run?: RecordedRun): Promise<void> {
-      return store.keep(() => (run ? finishWithRun.run(state, detail, now, run.runId, run.status, run.output, run.error ?? null, seq) : finish.run(state, detail, now, seq)));
+    /**
+     * The final state, with the run's result when it was not recorded before (`run`); kept like
+     * recordRun. True: recorded (one gateway holds every row of a SQLite home).
+     */
+    async finish(held: HeldDelivery, state: Exclude<DeliveryState, 'queued' | 'running'>, detail: string, now: number, run?: RecordedRun): Promise<boolean> {
+      await store.keep(() => (run ? finishWithRun.run(state, detail, now, run.runId, run.status, run.output, run.error ?? null, held.seq) : finish.run(state, detail, now, held.seq)));
+      return true;
     },
     /** Puts a running delivery back in the queue (the gateway stopped mid-run); if this is lost, the next start requeues it anyway. */
-    requeue(seq: number): Promise<void> {
-      return store.keep(() => requeue.run(seq));
+    requeue(held: HeldDelivery): Promise<void> {
+      return store.keep(() => requeue.run(held.seq));
     },
     /**
      * After a crash: runs that never finished go back to the queue (in their original order);

@@ -68,7 +68,7 @@ export function createRunQueue(deps: RunQueueDeps) {
       claiming = undefined;
       if (!row) return;
       if (stopping) {
-        await deps.deliveries.requeue(row.seq); // claimed as the gateway stops: the next start runs it
+        await deps.deliveries.requeue(row); // claimed as the gateway stops: the next start runs it
         return;
       }
       gate.started();
@@ -118,7 +118,7 @@ export function createRunQueue(deps: RunQueueDeps) {
     deps.events?.emit('webhook.runStarted', { seq: row.seq, route: row.route, event: row.event, deliveryId: row.deliveryId, origin, replayOf: row.replayOf, atMs: deps.now() });
     const result = await deps.runAgent({ prompt: row.prompt, system: untrustedPayloadNotice(row), skills: row.skills, firstSkillOnly: true, origin, signal, callerLogsOk: true });
     if (signal.aborted && stopping && result.status === 'cancelled') {
-      await deps.deliveries.requeue(row.seq); // the gateway is stopping: run it again on the next start
+      await deps.deliveries.requeue(row); // the gateway is stopping: run it again on the next start
       deps.logger.info({ route: row.route, deliveryId: row.deliveryId }, `Webhook run interrupted by shutdown, queued again: ${row.route} ${row.deliveryId}`);
       return;
     }
@@ -128,7 +128,7 @@ export function createRunQueue(deps: RunQueueDeps) {
     // again (log, local, origin) gets it with the final state instead: one write less per run, and
     // after a crash the result is still taken from the runs table where it landed.
     if (repeatableTarget(row.target)) return deliverRun(row, result, recorded);
-    await deps.deliveries.recordRun(row.seq, recorded);
+    await deps.deliveries.recordRun(row, recorded);
     await deliverRun(row, result);
   }
 
@@ -147,13 +147,18 @@ export function createRunQueue(deps: RunQueueDeps) {
       output,
       subject: { kind: 'webhook', route: row.route, deliveryId: row.deliveryId, event: row.event },
       failed,
+      held: row,
     });
     await finish(row, { runId: run.runId, runStatus: run.status }, failed ? 'failed' : result.ok ? 'delivered' : 'delivery_failed', result, unrecorded);
   }
 
   async function finish(row: DeliveryRecord, run: { runId: string | null; runStatus: string | null }, state: Exclude<DeliveryState, 'queued' | 'running'>, delivery: DeliveryResult, unrecorded?: RecordedRun): Promise<void> {
     const atMs = deps.now();
-    await deps.deliveries.finish(row.seq, state, delivery.ok ? delivery.detail : delivery.reason, atMs, unrecorded);
+    if (!(await deps.deliveries.finish(row, state, delivery.ok ? delivery.detail : delivery.reason, atMs, unrecorded))) {
+      // Cluster mode: this node was silent for 3 heartbeats and another node took the delivery over.
+      deps.logger.warn({ route: row.route, deliveryId: row.deliveryId, state }, `Webhook ${row.route} delivery ${row.deliveryId}: another node took it over while this one was silent; this node's outcome (${state}) is not recorded: the delivery is the other node's now`);
+      return;
+    }
     const line = `Webhook ${row.route} delivery ${row.deliveryId}: ${state}${delivery.ok ? '' : ` (${delivery.reason})`}`;
     // The run's ok outcome is in this line (callerLogsOk): one line per delivery after the output's own.
     if (state === 'delivered' || state === 'silent') deps.logger.info({ route: row.route, deliveryId: row.deliveryId, state, runId: run.runId, ...PER_DELIVERY }, line);
@@ -174,8 +179,10 @@ export function createRunQueue(deps: RunQueueDeps) {
         continue;
       }
       if (earlier) {
-        // Its delivery was on its way when the gateway stopped: sending it again could post twice.
-        const reason = `uncertain: the gateway stopped while this was being sent to ${row.target}; it may have arrived. Check, then switchboard deliveries retry ${earlier.id.slice(0, 8)} to send it again`;
+        // Its delivery was on its way when the gateway stopped (or, in a cluster, is on its way from
+        // the node whose work this one took over): sending it again could post twice.
+        const when = earlier.status === 'sending' ? 'another node was sending this to' : 'the gateway stopped while this was being sent to';
+        const reason = `uncertain: ${when} ${row.target}; it may have arrived. Check, then switchboard deliveries retry ${earlier.id.slice(0, 8)} to send it again`;
         void finish(row, { runId: row.runId, runStatus: row.runStatus }, 'delivery_failed', { ok: false, reason }).catch(() => {});
         continue;
       }

@@ -81,16 +81,17 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
     for (const id of ['q-1', 'q-2', 'q-3']) await deliveries.accept(delivery(id), WINDOW);
     const first = await deliveries.claimNext(5_000);
     expect(first).toMatchObject({ deliveryId: 'q-1', state: 'running', startedAtMs: 5_000 });
-    await deliveries.recordRun(first!.seq, { runId: 'run-1', status: 'ok', output: 'LGTM' });
-    await deliveries.finish(first!.seq, 'delivered', 'written to the log', 6_000);
+    await deliveries.recordRun(first!, { runId: 'run-1', status: 'ok', output: 'LGTM' });
+    await deliveries.finish(first!, 'delivered', 'written to the log', 6_000);
     expect(await deliveries.get(first!.seq)).toMatchObject({ state: 'delivered', runId: 'run-1', runStatus: 'ok', output: 'LGTM', deliveryDetail: 'written to the log', finishedAtMs: 6_000 });
 
     const second = await deliveries.claimNext(7_000);
     expect(second!.deliveryId).toBe('q-2');
-    await deliveries.requeue(second!.seq);
-    expect((await deliveries.claimNext(8_000))!.deliveryId).toBe('q-2');
+    await deliveries.requeue(second!);
+    const again = await deliveries.claimNext(8_000);
+    expect(again!.deliveryId).toBe('q-2');
     // A crash: q-2 ran (its run is recorded) but was not delivered; q-3 was claimed and never ran.
-    await deliveries.recordRun(second!.seq, { runId: 'run-2', status: 'ok', output: 'done' });
+    await deliveries.recordRun(again!, { runId: 'run-2', status: 'ok', output: 'done' });
     const third = await deliveries.claimNext(9_000);
     expect(third!.deliveryId).toBe('q-3');
     const recovered = await deliveries.recover();
@@ -100,7 +101,7 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
     expect(last!.deliveryId).toBe('q-3');
     expect(await deliveries.claimNext(11_000)).toBeUndefined();
     // A run result not recorded before its delivery (a repeatable target) goes with the final state.
-    await deliveries.finish(last!.seq, 'delivered', 'written to the log', 12_000, { runId: 'run-3', status: 'ok', output: 'once' });
+    await deliveries.finish(last!, 'delivered', 'written to the log', 12_000, { runId: 'run-3', status: 'ok', output: 'once' });
     expect(await deliveries.get(last!.seq)).toMatchObject({ state: 'delivered', runId: 'run-3', runStatus: 'ok', output: 'once', deliveryDetail: 'written to the log' });
     expect(await deliveries.counts()).toEqual({ queued: 0, running: 1, delivered: 2, silent: 0, failed: 0, delivery_failed: 0 });
   });

@@ -172,7 +172,7 @@ describe('webhook run queue (real runner)', () => {
     const deliveries = createDeliveryStore(store);
     deliveries.accept({ route: 'r', deliveryId: 'crashed', event: 'push', headers: {}, body: Buffer.from('{}'), prompt: 'job', skills: [], target: 'local', targetExtra: {}, receivedAtMs: Date.now() });
     const claimed = deliveries.claimNext(Date.now())!;
-    deliveries.recordRun(claimed.seq, { runId: 'run-before-crash', status: 'ok', output: 'recorded output' });
+    deliveries.recordRun(claimed, { runId: 'run-before-crash', status: 'ok', output: 'recorded output' });
     store.close();
 
     const second = await started({ home, routes });
@@ -221,7 +221,7 @@ describe('webhook run queue (real runner)', () => {
     const startedAtMs = Date.now();
     deliveries.accept({ route: 'r', deliveryId: 'sent', event: 'push', headers: {}, body: Buffer.from('{}'), prompt: 'job', skills: [], target: 'local', targetExtra: {}, receivedAtMs: startedAtMs });
     const claimed = deliveries.claimNext(startedAtMs)!;
-    void deliveries.recordRun(claimed.seq, { runId: 'run-before-crash', status: 'ok', output: 'sent output' });
+    void deliveries.recordRun(claimed, { runId: 'run-before-crash', status: 'ok', output: 'sent output' });
     const outputs = createOutputDeliveryStore(store);
     outputs.create({ id: 'od-sent-1', target: 'local', extra: {}, subject: { kind: 'webhook', route: 'r', deliveryId: 'sent', event: 'push' }, output: 'sent output', runFailed: false, createdAtMs: startedAtMs + 1 });
     outputs.settle('od-sent-1', { status: 'delivered', chunksTotal: 1, chunksSent: 1, detail: 'written', atMs: startedAtMs + 2 });

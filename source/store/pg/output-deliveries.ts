@@ -3,9 +3,17 @@ import type { OutputDeliveryBackend } from '../async-domains.js';
 import type { EarlierSend, OutputDelivery } from '../output-deliveries.js';
 import { escapeLike } from '../sql-text.js';
 import type { PgStore } from './pg-store.js';
+import { HELD_BY } from './webhook-deliveries.js';
 
 const columns = `id, target, extra, subject, output, run_failed AS "runFailed", status, chunks_total AS "chunksTotal", chunks_sent AS "chunksSent",
   detail, error, created_at_ms AS "createdAtMs", updated_at_ms AS "updatedAtMs"`;
+
+const insertColumns = 'id, target, extra, subject, output, run_failed, status, chunks_total, chunks_sent, detail, error, created_at_ms, updated_at_ms, node_id';
+const insertSql = `INSERT INTO output_deliveries (${insertColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`;
+/** The insert of a webhook's \`sending\` row, made only while node $14's claim (made at $16) holds delivery row $15, which it locks. */
+const fencedInsertSql = `WITH held AS (SELECT 1 FROM webhook_deliveries WHERE id = $15 AND ${HELD_BY('$14', '$16')} FOR UPDATE)
+  INSERT INTO output_deliveries (${insertColumns}) SELECT $1::text, $2::text, $3::jsonb, $4::jsonb, $5::text, $6::boolean, $7::text, $8::integer, $9::integer,
+    $10::text, $11::text, $12::bigint, $13::bigint, $14::text WHERE EXISTS (SELECT 1 FROM held)`;
 
 const settleSql = 'UPDATE output_deliveries SET status = $1, chunks_total = $2, chunks_sent = $3, detail = $4, error = $5, updated_at_ms = $6 WHERE id = $7';
 
@@ -24,10 +32,19 @@ export function createPgOutputDeliveryStore(store: PgStore, nodeId: string): Out
     // (source/delivery/deliver.ts), so its record need not wait for the disk (recordQuery). A
     // \`sending\` row must be durable before the send: it is how a crash knows a send may have arrived.
     async create(record, settled) {
-      await (settled ? store.recordQuery : store.query)(`INSERT INTO output_deliveries (id, target, extra, subject, output, run_failed, status, chunks_total, chunks_sent, detail, error, created_at_ms, updated_at_ms, node_id)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-      [record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed, settled?.status ?? 'sending',
-        settled?.chunksTotal ?? 0, settled?.chunksSent ?? 0, settled?.detail ?? null, settled?.error ?? null, record.createdAtMs, settled?.atMs ?? record.createdAtMs, nodeId]);
+      const values = [record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed, settled?.status ?? 'sending',
+        settled?.chunksTotal ?? 0, settled?.chunksSent ?? 0, settled?.detail ?? null, settled?.error ?? null, record.createdAtMs, settled?.atMs ?? record.createdAtMs, nodeId];
+      if (settled) return void await store.recordQuery(insertSql, values);
+      if (!record.held) return void await store.query(insertSql, values);
+      // The fence of a webhook's send: its row goes in only while this claim still holds the
+      // delivery, under a lock on the delivery row that a takeover's requeue or adoption waits for
+      // (docs/cluster.md, "Cost of a false death"). Written first, the node that takes over sees the
+      // send and does not make it again; taken over first, this node does not send.
+      const { rowCount } = await store.query(fencedInsertSql, [...values, record.held.seq, record.held.startedAtMs]);
+      if (rowCount === 0) {
+        const what = record.subject.kind === 'webhook' ? `webhook delivery ${record.subject.route} ${record.subject.deliveryId}` : `webhook delivery ${record.held.seq}`;
+        throw new Error(`node ${nodeId} no longer holds ${what}: another node took over its work while this one was silent, so it is not sent from here`);
+      }
     },
     // One sender per delivery numbers its attempts, as on SQLite.
     async attempt(id, attempt) {
@@ -54,7 +71,7 @@ export function createPgOutputDeliveryStore(store: PgStore, nodeId: string): Out
       }
       return { uncertain, failed };
     }),
-    earlierSendFor: async (route, deliveryId, sinceMs) => (await store.query<EarlierSend>(`SELECT id, status FROM output_deliveries WHERE status IN ('uncertain', 'delivered') AND subject->>'kind' = 'webhook'
+    earlierSendFor: async (route, deliveryId, sinceMs) => (await store.query<EarlierSend>(`SELECT id, status FROM output_deliveries WHERE status IN ('sending', 'uncertain', 'delivered') AND subject->>'kind' = 'webhook'
       AND subject->>'route' = $1 AND subject->>'deliveryId' = $2 AND created_at_ms >= $3 ORDER BY created_at_ms DESC, inserted DESC LIMIT 1`, [route, deliveryId, sinceMs])).rows[0],
     countFailed: async () => (await store.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM output_deliveries WHERE status = 'failed'`)).rows[0]!.n,
     get: async (id) => (await select('WHERE id = $1', [id]))[0],

@@ -13,6 +13,9 @@ const insertSql = `INSERT INTO webhook_deliveries (route, delivery_id, event, he
 const values = (row: NewDelivery) => [row.route, row.deliveryId, row.event, JSON.stringify(row.headers), Buffer.from(row.body), row.prompt,
   JSON.stringify(row.skills), row.target, JSON.stringify(row.targetExtra), row.replayOf ?? null, row.receivedAtMs];
 
+/** The row is still held by one claim: node \`node\`'s, made at \`startedAt\` (both SQL parameters). */
+export const HELD_BY = (node: string, startedAt: string) => `node_id = ${node} AND state = 'running' AND started_at_ms IS NOT DISTINCT FROM ${startedAt}`;
+
 /** Accepts on their way at once (each batch one round trip and one commit), and the most rows per batch. */
 const ACCEPTS_IN_FLIGHT = 2;
 const MAX_ACCEPT_BATCH = 64;
@@ -55,19 +58,24 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
     // SKIP LOCKED: nodes claiming at once each take a different row, none waits for another.
     claimNext: (now) => claim(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = $1, node_id = $2
       WHERE id = (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING ${columns}`, [now, nodeId]),
-    async recordRun(seq, run) {
-      await store.query('UPDATE webhook_deliveries SET run_id = $1, run_status = $2, output = $3, error = $4 WHERE id = $5', [run.runId, run.status, run.output, run.error ?? null, seq]);
+    // A claim writes only while it still holds its row (this node, running, claimed at that time):
+    // a node that was silent for 3 heartbeats finds its rows queued again, claimed anew (perhaps by
+    // itself) or handed to the node that took over, and must not overwrite that work (docs/cluster.md,
+    // "Cost of a false death").
+    async recordRun(held, run) {
+      await store.query(`UPDATE webhook_deliveries SET run_id = $1, run_status = $2, output = $3, error = $4 WHERE id = $5 AND ${HELD_BY('$6', '$7')}`,
+        [run.runId, run.status, run.output, run.error ?? null, held.seq, nodeId, held.startedAtMs]);
     },
-    async finish(seq, state, detail, now, run) {
-      if (run) {
-        await store.query('UPDATE webhook_deliveries SET state = $1, delivery_detail = $2, finished_at_ms = $3, run_id = $4, run_status = $5, output = $6, error = $7 WHERE id = $8',
-          [state, detail, now, run.runId, run.status, run.output, run.error ?? null, seq]);
-      } else {
-        await store.query('UPDATE webhook_deliveries SET state = $1, delivery_detail = $2, finished_at_ms = $3 WHERE id = $4', [state, detail, now, seq]);
-      }
+    async finish(held, state, detail, now, run) {
+      const { rowCount } = run
+        ? await store.query(`UPDATE webhook_deliveries SET state = $1, delivery_detail = $2, finished_at_ms = $3, run_id = $4, run_status = $5, output = $6, error = $7
+          WHERE id = $8 AND ${HELD_BY('$9', '$10')}`, [state, detail, now, run.runId, run.status, run.output, run.error ?? null, held.seq, nodeId, held.startedAtMs])
+        : await store.query(`UPDATE webhook_deliveries SET state = $1, delivery_detail = $2, finished_at_ms = $3 WHERE id = $4 AND ${HELD_BY('$5', '$6')}`,
+          [state, detail, now, held.seq, nodeId, held.startedAtMs]);
+      return rowCount === 1;
     },
-    async requeue(seq) {
-      await store.query(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE id = $1 AND state = 'running'`, [seq]);
+    async requeue(held) {
+      await store.query(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE id = $1 AND ${HELD_BY('$2', '$3')}`, [held.seq, nodeId, held.startedAtMs]);
     },
     // The running rows this node held when it stopped; another node's are its own to recover
     // (rows of a node that never comes back: docs/cluster.md).
