@@ -1,9 +1,8 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openPgStore } from '../../source/store/pg/pg-store.js';
+import { startFakeService } from '../fixtures/fake-service.js';
 import { startScriptedModel } from '../fixtures/scripted-model.js';
 import { startGatewayNode, useClusterCleanup, usePostgres } from '../helpers/cluster.js';
 import { preparedHome } from '../helpers/host.js';
@@ -20,17 +19,8 @@ const { running, closers } = useClusterCleanup();
 describe('a gateway taken for dead while its run is on its way', () => {
   it('does not post twice when it wakes up: the chat gets one message', { timeout: 120_000 }, async () => {
     const url = await postgres().freshDatabase();
-    const calls: string[] = [];
-    const chat = http.createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk));
-      request.on('end', () => {
-        calls.push(body);
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true,"result":{"message_id":1}}');
-      });
-    });
-    await new Promise<void>((resolve) => chat.listen(0, '127.0.0.1', resolve));
-    closers.push(() => new Promise((resolve) => { chat.closeAllConnections(); chat.close(resolve); }));
+    const chat = await startFakeService([{ body: { ok: true, result: { message_id: 1 } } }]); // Telegram's API
+    closers.push(() => chat.close());
     // Each run's model answer takes 3 s: the run is still on its way when its node is frozen.
     const model = await startScriptedModel([{ text: 'Hello from the run.', delayMs: 3_000 }], { repeatLast: true });
     closers.push(() => model.close());
@@ -38,7 +28,7 @@ describe('a gateway taken for dead while its run is on its way', () => {
       config.store = { heartbeat_seconds: 1 };
       config.model = { provider: 'openai-compatible', base_url: model.url, name: 'scripted-1', api_key: 'sk-test-key-123456' };
       config.platforms!.webhook!.extra!.routes = { chat: { secret: SECRET, prompt: 'Say {action}', deliver: 'telegram:42' } };
-      (config.platforms as Record<string, unknown>).telegram = { enabled: true, bot_token: '123:ABC', api_base_url: `http://127.0.0.1:${(chat.address() as AddressInfo).port}` };
+      (config.platforms as Record<string, unknown>).telegram = { enabled: true, bot_token: '123:ABC', api_base_url: chat.url };
     });
     const [homeA, homeB] = [home(), home()];
     await startGatewayNode(homeA, url, running); // the node that takes over
@@ -65,7 +55,7 @@ describe('a gateway taken for dead while its run is on its way', () => {
     expect(settled).toEqual({ state: 'delivered' });
     await waitUntil(() => b.cli.output().includes('another node took it over while this one was silent'), 20_000, 'the woken node saying it no longer holds the delivery');
     await new Promise((resolve) => setTimeout(resolve, 1_000)); // anything late would have arrived by now
-    expect(calls).toHaveLength(1);
+    expect(chat.calls).toHaveLength(1);
     expect(model.requests.length).toBeGreaterThanOrEqual(2); // the run ran again where it was taken over: the documented cost
     expect(b.cli.output()).toMatch(/took this node for dead/);
   });

@@ -1,5 +1,3 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +9,7 @@ import { createDeliveryService } from '../../source/delivery/deliver.js';
 import { openSharedStore, type SharedStore } from '../../source/store/shared-store.js';
 import type { DeliveryRecord } from '../../source/store/webhook-deliveries.js';
 import { createRunQueue } from '../../source/webhooks/run-queue.js';
+import { startFakeService } from '../fixtures/fake-service.js';
 import { usePostgres } from '../helpers/cluster.js';
 
 /**
@@ -27,20 +26,11 @@ afterEach(async () => { for (const cleanup of cleanups.splice(0).reverse()) awai
 const logger = pino({ level: 'silent' });
 const ROUTE = 'chat';
 
-/** A Telegram API on loopback that counts sendMessage calls; `hang`: it never answers (a send on its way). */
+/** A Telegram API on loopback that records each sendMessage; `hang`: it never answers (a send on its way). */
 async function telegram(options: { hang?: boolean } = {}) {
-  const calls: string[] = [];
-  const server = http.createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk));
-    request.on('end', () => {
-      calls.push(body);
-      if (!options.hang) response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true,"result":{"message_id":1}}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls };
+  const chat = await startFakeService([{ body: { ok: true, result: { message_id: 1 } }, hang: options.hang }]);
+  cleanups.push(() => chat.close());
+  return chat;
 }
 
 async function node(url: string, id: string, chat: { url: string }) {
