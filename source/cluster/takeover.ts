@@ -12,7 +12,8 @@ export function createTakeover(deps: {
   shared: Pick<SharedStore, 'backendsOf' | 'nodes' | 'heartbeatMs'>;
   now: () => number;
   logger: Logger;
-  deliver: (undelivered: DeliveryRecord[]) => Promise<void>;
+  /** Hands this node's webhook queue what is left to deliver; undefined: this node runs no webhook platform. */
+  deliver: ((undelivered: DeliveryRecord[]) => Promise<void>) | undefined;
 }): (silentNodeId: string) => Promise<void> {
   const { shared, now, logger } = deps;
   const silentFor = `${(3 * shared.heartbeatMs) / 1000} s`;
@@ -23,8 +24,13 @@ export function createTakeover(deps: {
     const runs = await other.runs.closeInterrupted(why, now());
     const jobRuns = await other.jobs.closeInterrupted(why, now());
     const { requeued, undelivered } = await other.deliveries.recover();
-    await shared.nodes.adoptDeliveries(silent);
-    logger.warn(`Node ${silent} went silent (no heartbeat for ${silentFor}); this node took over its work: ${requeued} webhook run(s) queued again, ${undelivered.length} to deliver, ${runs} agent run(s) and ${jobRuns} job run(s) closed as interrupted, ${sends.uncertain} send(s) marked uncertain`);
-    await deps.deliver(undelivered);
+    if (!deps.deliver) {
+      logger.warn(`Node ${silent} went silent (no heartbeat for ${silentFor}); this node took over its work: ${requeued} webhook run(s) queued again, ${runs} agent run(s) and ${jobRuns} job run(s) closed as interrupted, ${sends.uncertain} send(s) marked uncertain; ${undelivered.length} finished webhook run(s) wait for their delivery until node ${silent} starts again (this node has no webhook platform to deliver them)`);
+      return;
+    }
+    const adopted = await shared.nodes.adoptDeliveries(silent, undelivered);
+    const mine = undelivered.filter((row) => adopted.has(row.seq));
+    logger.warn(`Node ${silent} went silent (no heartbeat for ${silentFor}); this node took over its work: ${requeued} webhook run(s) queued again, ${mine.length} to deliver, ${runs} agent run(s) and ${jobRuns} job run(s) closed as interrupted, ${sends.uncertain} send(s) marked uncertain`);
+    await deps.deliver(mine);
   };
 }

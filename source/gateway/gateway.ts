@@ -254,11 +254,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     const shared = deps.cluster;
     const takeOver = createTakeover({
       shared, now, logger,
-      deliver: async (undelivered) => {
-        if (!webhooks) return;
+      deliver: webhooks ? async (undelivered) => {
         await webhooks.queue.adopt(undelivered);
         webhooks.queue.notify();
-      },
+      } : undefined,
     });
     membership = createMembership({
       shared, takeOver, logger,

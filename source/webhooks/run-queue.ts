@@ -105,7 +105,8 @@ export function createRunQueue(deps: RunQueueDeps) {
           .catch((failure: unknown) => deps.logger.error({ err: failure }, `Recording the failure of ${row.deliveryId} failed`));
       })
       .finally(() => {
-        active.delete(row.seq);
+        // Only its own entry: in cluster mode a claim this node made again after a false death may hold the seq now.
+        if (active.get(row.seq)?.done === done) active.delete(row.seq);
         schedulePump();
       });
     active.set(row.seq, { controller, done });
@@ -188,7 +189,7 @@ export function createRunQueue(deps: RunQueueDeps) {
       }
       const done = deliverRun(row, { runId: row.runId!, status: row.runStatus as RunResult['status'], output: row.output ?? '', error: row.error ?? undefined })
         .catch((error: unknown) => deps.logger.error({ err: error }, `Delivering ${row.deliveryId} after restart failed`))
-        .finally(() => active.delete(row.seq));
+        .finally(() => { if (active.get(row.seq)?.done === done) active.delete(row.seq); });
       active.set(row.seq, { controller: new AbortController(), done });
     }
   }

@@ -93,6 +93,7 @@ describe('a node taken for dead that wakes up again (cluster mode)', () => {
     expect(sends.map((send) => [send.status, send.target])).toEqual([['delivered', 'telegram:42']]);
   });
 
+  // As before this fence: the takeover marks the silent node's sends first (the baseline the others build on).
   it('is not sent again by the node that took over when the silent node recorded its send first', async () => {
     const url = await postgres().freshDatabase();
     const chat = await telegram({ hang: true }); // B's message is on its way when A takes over
@@ -122,11 +123,35 @@ describe('a node taken for dead that wakes up again (cluster mode)', () => {
     void b.delivery.deliver(request(row));
     await expect.poll(() => chat.calls.length).toBe(1);
     const { undelivered } = await ofB.deliveries.recover();
-    await a.shared.nodes.adoptDeliveries('node-b');
+    expect(await a.shared.nodes.adoptDeliveries('node-b', undelivered)).toEqual(new Set([row.seq]));
 
     await a.queue.adopt(undelivered);
     await expect.poll(async () => (await a.shared.backends.deliveries.get(row.seq))?.state).toBe('delivery_failed');
     expect((await a.shared.backends.deliveries.get(row.seq))!.deliveryDetail).toMatch(/^uncertain: another node was sending this to telegram:42; it may have arrived/);
+    expect(chat.calls).toHaveLength(1);
+  });
+
+  it('keeps what the woken node claimed again between the takeover queueing its runs and adopting its finished ones', async () => {
+    const url = await postgres().freshDatabase();
+    const chat = await telegram();
+    const a = await node(url, 'node-a', chat);
+    const b = await node(url, 'node-b', chat);
+    const unfinished = await claimedBy(b.shared, 'fd-5'); // still running when B goes silent
+    const finished = await claimedBy(b.shared, 'fd-6');
+    await b.shared.backends.deliveries.recordRun(finished, run);
+    const ofB = a.shared.backendsOf('node-b');
+    await ofB.outputDeliveries.recoverInterrupted(() => false, Date.now());
+    const { requeued, undelivered } = await ofB.deliveries.recover();
+    expect([requeued, undelivered.map((row) => row.deliveryId)]).toEqual([1, ['fd-6']]);
+    const again = await b.shared.backends.deliveries.claimNext(Date.now() + 5); // B wakes up and claims fd-5 anew
+    expect(again?.deliveryId).toBe('fd-5');
+    expect(await a.shared.nodes.adoptDeliveries('node-b', undelivered)).toEqual(new Set([finished.seq]));
+    expect(await a.shared.backends.deliveries.get(unfinished.seq)).toMatchObject({ state: 'running', startedAtMs: again!.startedAtMs });
+
+    // B's new claim is B's to finish: its run, its send, its final state.
+    await b.shared.backends.deliveries.recordRun(again!, run);
+    expect(await b.delivery.deliver(request(again!))).toMatchObject({ ok: true });
+    expect(await b.shared.backends.deliveries.finish(again!, 'delivered', 'sent', Date.now())).toBe(true);
     expect(chat.calls).toHaveLength(1);
   });
 

@@ -1,3 +1,4 @@
+import type { HeldDelivery } from '../webhook-deliveries.js';
 import type { PgStore } from './pg-store.js';
 
 /** What a node says about itself at each heartbeat. */
@@ -76,9 +77,18 @@ export function createNodeRegistry(store: PgStore, nodeId: string, heartbeatMs: 
         AND (stopped_at_ms < $2 OR (taken_over_by IS NOT NULL AND taken_over_at_ms < $2)) RETURNING id`, [nodeId, now() - afterMs]);
       return rows.map((row) => row.id);
     },
-    /** The delivery rows a dead node left finished but undelivered become this node's to deliver. */
-    async adoptDeliveries(fromNodeId: string): Promise<void> {
-      await store.query(`UPDATE webhook_deliveries SET node_id = $1 WHERE node_id = $2 AND state = 'running'`, [nodeId, fromNodeId]);
+    /**
+     * The delivery rows a dead node left finished but undelivered (\`rows\`, as its recovery read
+     * them) become this node's to deliver; answers the ids taken. Only those claims: a node that was
+     * only frozen may have woken up meanwhile and finished one, or claimed a row its recovery had
+     * queued again, and those stay its own.
+     */
+    async adoptDeliveries(fromNodeId: string, rows: HeldDelivery[]): Promise<Set<number>> {
+      const { rows: taken } = await store.query<{ id: string }>(`UPDATE webhook_deliveries AS d SET node_id = $1
+        FROM unnest($3::bigint[], $4::bigint[]) AS h(id, started_at_ms)
+        WHERE d.id = h.id AND d.node_id = $2 AND d.state = 'running' AND d.run_status IS NOT NULL AND d.started_at_ms IS NOT DISTINCT FROM h.started_at_ms
+        RETURNING d.id`, [nodeId, fromNodeId, rows.map((row) => row.seq), rows.map((row) => row.startedAtMs)]);
+      return new Set(taken.map((row) => Number(row.id)));
     },
     async list(): Promise<NodeView[]> {
       const { rows } = await store.query<Omit<NodeView, 'state' | 'late'> & { stoppedAtMs: number | null }>(`SELECT ${columns} FROM nodes ORDER BY started_at_ms, id`);
