@@ -3,8 +3,12 @@
 // min and max of the wall time and the child's CPU time; then the console's first full frame under
 // tmux (140x45): from starting the process to a screen with its header, pane tabs and footer (drawn
 // before the in-process gateway has started), and to the header showing the gateway's listener.
+// Two floors take the same path in the same rounds (tmux, the same polling, the same markers on
+// screen): Node printing the three lines, and a minimal Ink app (no module hooks) rendering them.
 // Usage: npm run -s build && npx tsx scripts/bench-cli.ts [--rounds 15] [--console-rounds 5] [--smoke] [--json FILE]
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -70,8 +74,10 @@ try {
     ...(command.targetMs ? { target: `< ${command.targetMs} ms`, met: spread(wall[index]!).median < command.targetMs } : {}),
   }));
 
-  const { frames, running } = await consoleFirstFrames(consoleRounds);
+  const { frames, running, textFloor, inkFloor } = await consoleFirstFrames(consoleRounds);
   rows.push({ measure: 'console first full frame (tmux 140x45): ms, median', value: formatSpread(frames, 0), target: '< 500 ms', met: spread(frames).median < 500 });
+  rows.push({ measure: 'floor: Node printing the same three lines under tmux (same polling): ms, median', value: formatSpread(textFloor, 0) });
+  rows.push({ measure: 'floor: a minimal Ink app rendering them (no module hooks): ms, median', value: formatSpread(inkFloor, 0) });
   rows.push({ measure: 'console with its gateway running (listener URL in the header): ms, median', value: formatSpread(running, 0) });
   report('CLI start (bench-cli)', rows, args);
 } finally {
@@ -83,20 +89,36 @@ try {
  * screen (header, pane tabs, footer), and until its in-process gateway runs (the header shows the
  * listener's URL instead of "starting").
  */
-async function consoleFirstFrames(count: number): Promise<{ frames: number[]; running: number[] }> {
+async function consoleFirstFrames(count: number): Promise<{ frames: number[]; running: number[]; textFloor: number[]; inkFloor: number[] }> {
   const socket = `switchboard-bench-cli-${process.pid}`;
   const tmux = (...argv: string[]) => execFileSync('tmux', ['-L', socket, ...argv], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const times: number[] = [];
   const running: number[] = [];
+  const textFloor: number[] = [];
+  const inkFloor: number[] = [];
+  const floors = writeFloors();
+  /** Starts `command` in a fresh session and answers the ms until the three markers are on screen; `q` ends it. */
+  const firstFrame = async (session: string, command: string) => {
+    const started = performance.now();
+    tmux('new-session', '-d', '-s', session, '-x', '140', '-y', '45', command);
+    await waitFor(() => (isFullFrame(tmux('capture-pane', '-p', '-t', session)) ? true : undefined), `the first frame of ${session}`, 30_000, 5);
+    return performance.now() - started;
+  };
+  const floorRound = async (session: string, script: string) => {
+    const ms = await firstFrame(session, `${process.execPath} ${script}`);
+    tmux('send-keys', '-t', session, 'q');
+    await waitFor(() => { try { tmux('has-session', '-t', session); return undefined; } catch { return true; } }, `${session} to end`, 30_000);
+    return ms;
+  };
   try {
+    tmux('start-server'); // the server's own start is in no round
     for (let round = 0; round < count; round++) {
+      textFloor.push(await floorRound(`text${round}`, floors.text));
+      inkFloor.push(await floorRound(`ink${round}`, floors.ink));
       const started = performance.now();
       const session = `cli${round}`;
       tmux('new-session', '-d', '-s', session, '-x', '140', '-y', '45', `env -u NODE_OPTIONS SWITCHBOARD_HOME=${home} ${process.execPath} ${bin.join(' ')}`);
-      await waitFor(() => {
-        const screen = tmux('capture-pane', '-p', '-t', session);
-        return /^switchboard /.test(screen) && screen.includes('1 MCP servers') && screen.includes('Press ? for keys') ? true : undefined;
-      }, 'the console\'s first frame', 30_000, 5);
+      await waitFor(() => (isFullFrame(tmux('capture-pane', '-p', '-t', session)) ? true : undefined), 'the console\'s first frame', 30_000, 5);
       times.push(performance.now() - started);
       await waitFor(() => (/^switchboard in-process · http:\/\//.test(tmux('capture-pane', '-p', '-t', session)) ? true : undefined), 'the console\'s gateway to run', 30_000, 5);
       running.push(performance.now() - started);
@@ -115,5 +137,27 @@ async function consoleFirstFrames(count: number): Promise<{ frames: number[]; ru
       // no session left
     }
   }
-  return { frames: times, running };
+  return { frames: times, running, textFloor, inkFloor };
+}
+
+/** The console's whole first frame: its header, pane tabs and footer. */
+function isFullFrame(screen: string): boolean {
+  return /^switchboard /.test(screen) && screen.includes('1 MCP servers') && screen.includes('Press ? for keys');
+}
+
+/** The two floor programs, written to the bench's work folder; each ends on `q`. */
+function writeFloors(): { text: string; ink: string } {
+  const lines = ['switchboard floor', ' 1 MCP servers  2 Webhook deliveries', 'Press ? for keys'];
+  const quitOnQ = `process.stdin.setRawMode(true); process.stdin.on('data', (key) => { if (String(key) === 'q') process.exit(0); });`;
+  const text = path.join(work, 'floor-text.mjs');
+  fs.writeFileSync(text, `process.stdout.write(${JSON.stringify(lines.join('\n') + '\n')}); ${quitOnQ}\n`);
+  const requireHere = createRequire(path.join(root, 'package.json'));
+  const ink = path.join(work, 'floor-ink.mjs');
+  fs.writeFileSync(ink, [
+    `const { render, Box, Text } = await import(${JSON.stringify(pathToFileURL(requireHere.resolve('ink')).href)});`,
+    `const { createElement: h } = await import(${JSON.stringify(pathToFileURL(requireHere.resolve('react')).href)});`,
+    `const app = render(h(Box, { flexDirection: 'column' }, ${lines.map((line) => `h(Text, null, ${JSON.stringify(line)})`).join(', ')}));`,
+    `process.stdin.setRawMode(true); process.stdin.on('data', (key) => { if (String(key) === 'q') { app.unmount(); process.exit(0); } });`,
+  ].join('\n'));
+  return { text, ink };
 }
