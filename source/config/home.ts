@@ -18,9 +18,13 @@ export interface HomeLayout {
   childrenDir: string;
 }
 
-/** `--home` wins, then $SWITCHBOARD_HOME, then ~/.switchboard. */
+/**
+ * `--home` wins, then $SWITCHBOARD_HOME, then ~/.switchboard. An empty value counts as none: an
+ * exported but empty variable must not make the current folder the home (config.json and state.db
+ * written wherever the command ran).
+ */
 export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): HomeLayout {
-  const chosen = flag ?? env.SWITCHBOARD_HOME ?? path.join(os.homedir(), '.switchboard');
+  const chosen = (flag || undefined) ?? (env.SWITCHBOARD_HOME || undefined) ?? path.join(os.homedir(), '.switchboard');
   return homeLayout(path.resolve(expandTilde(chosen)));
 }
 
