@@ -1,5 +1,6 @@
 // CLI start benchmark, hyperfine-style: the built binary run again and again, in alternating rounds
-// (bare `node -e 0`, `switchboard --version`, `switchboard cron list` with no gateway), median with
+// (bare `node -e 0`, `switchboard --version`, `switchboard cron list` with no gateway, and a floor
+// for it: Node reading the same jobs from state.db and printing them), median with
 // min and max of the wall time and the child's CPU time; then the console's first full frame under
 // tmux (140x45): from starting the process to a screen with its header, pane tabs and footer (drawn
 // before the in-process gateway has started), and to the header showing the gateway's listener.
@@ -49,7 +50,19 @@ const commands: Array<{ name: string; argv: string[]; targetMs?: number }> = [
   { name: 'node -e 0 (the floor: Node itself)', argv: ['-e', '0'] },
   { name: 'switchboard --version', argv: [...bin, '--version'], targetMs: 150 },
   { name: 'switchboard cron list (no gateway, 3 jobs)', argv: [...bin, 'cron', 'list'], targetMs: 150 },
+  { name: 'floor for cron list: Node reading the same jobs from state.db and printing them', argv: [cronListFloor()] },
 ];
+
+/** A program that does the least any `cron list` must: open the home's SQLite file, read the jobs, print a line each. */
+function cronListFloor(): string {
+  const file = path.join(work, 'floor-cron-list.mjs');
+  fs.writeFileSync(file, [
+    `import { DatabaseSync } from 'node:sqlite';`,
+    `const db = new DatabaseSync(${JSON.stringify(path.join(home, 'state.db'))}, { readOnly: true });`,
+    `for (const job of db.prepare('SELECT id, name, schedule FROM jobs ORDER BY name').all()) console.log(String(job.id).slice(0, 8), job.name, job.schedule);`,
+  ].join('\n'));
+  return file;
+}
 
 try {
   // The home: first-run config (listener on an ephemeral port), three jobs to list.

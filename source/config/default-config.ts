@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { lazyCrypto } from '../infra/lazy-builtins.js';
 import { pathToFileURL } from 'node:url';
 import { schemaPath } from './schema.js';
 import type { ConfigFile } from './types.js';
@@ -7,7 +7,7 @@ export const DEFAULT_WEBHOOK_PORT = 8644;
 
 /** 32 random bytes, base64url: the format of every secret Switchboard generates. */
 export function generateSecret(): string {
-  return randomBytes(32).toString('base64url');
+  return lazyCrypto().randomBytes(32).toString('base64url');
 }
 
 export function systemTimeZone(): string {

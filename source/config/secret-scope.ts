@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { parseEnv } from 'node:util';
+import { lazyUtil } from '../infra/lazy-builtins.js';
 import { ConfigError } from './errors.js';
 
 /** Reads $SWITCHBOARD_HOME/.env (dotenv syntax); a missing file is an empty scope. */
@@ -11,5 +11,5 @@ export function readSecretScope(envFile: string): Record<string, string> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new ConfigError('SECRETS_UNREADABLE', `Cannot read ${envFile}: ${(error as Error).message}`, 'Check the file permissions.');
   }
-  return parseEnv(text) as Record<string, string>;
+  return lazyUtil().parseEnv(text) as Record<string, string>;
 }

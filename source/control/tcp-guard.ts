@@ -1,6 +1,6 @@
 /** What guards the optional TCP listener: loopback detection and the bearer token comparison. */
-import crypto from 'node:crypto';
 import net from 'node:net';
+import { lazyCrypto } from '../infra/lazy-builtins.js';
 
 /** True for addresses only this machine can reach: 127.0.0.0/8, ::1 (also IPv4-mapped), localhost. */
 export function isLoopbackHost(host: string): boolean {
@@ -18,6 +18,7 @@ export function isLoopbackHost(host: string): boolean {
  * bytes: `timingSafeEqual` needs equal lengths, and an early length check would leak the length.
  */
 export function tokenMatches(expected: string, given: string): boolean {
+  const crypto = lazyCrypto();
   const digest = (value: string) => crypto.createHash('sha256').update(value, 'utf8').digest();
   return crypto.timingSafeEqual(digest(expected), digest(given));
 }

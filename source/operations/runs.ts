@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { lazyCrypto } from '../infra/lazy-builtins.js';
 import type { RunResult } from '../agent/types.js';
 import type { RunRow } from '../store/runs.js';
 import type { OperationsCore } from './core.js';
@@ -21,7 +21,7 @@ export function createRunOperations(core: OperationsCore): RunOperations {
   return {
     async run(params: Params) {
       const prompt = text(params, 'prompt', 'runs.run');
-      const runId = optionalText(params, 'runId', 'runs.run') ?? randomUUID();
+      const runId = optionalText(params, 'runId', 'runs.run') ?? lazyCrypto().randomUUID();
       if (core.where === 'gateway' && (await core.gateway()).runs.inFlight().includes(runId)) throw new OperatorError('conflict', `A run with id ${runId} is already in flight`);
       const work = async () => (await core.gateway()).runAgent({
         prompt, runId, skills: optionalTextList(params, 'skills', 'runs.run') ?? [], origin: optionalText(params, 'origin', 'runs.run') ?? 'cli',

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { lazyCrypto } from '../infra/lazy-builtins.js';
 import { slugify } from '../infra/slug.js';
 import type { JobBackend } from '../store/async-domains.js';
 import type { JobRow } from '../store/jobs.js';
@@ -155,7 +155,7 @@ export type JobCommands = ReturnType<typeof createJobCommands>;
 /** Eight hex characters; retried on the (rare) collision. */
 async function uniqueId(jobs: JobBackend): Promise<string> {
   for (;;) {
-    const id = randomBytes(4).toString('hex');
+    const id = lazyCrypto().randomBytes(4).toString('hex');
     if (!(await jobs.get(id))) return id;
   }
 }

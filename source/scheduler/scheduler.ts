@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { lazyCrypto } from '../infra/lazy-builtins.js';
 import type { Logger } from 'pino';
 import type { RunAgent } from '../agent/types.js';
 import type { Deliver } from '../delivery/types.js';
@@ -138,7 +138,7 @@ export function createScheduler(deps: SchedulerDeps) {
 
   /** A fire that cannot run: recorded in the history as `skipped` with its reason. */
   const recordSkip = async (job: JobRow, trigger: JobRunTrigger, reason: string, scheduledAtMs?: number): Promise<JobRunRow> => {
-    const runId = randomUUID();
+    const runId = lazyCrypto().randomUUID();
     const atMs = now();
     await jobs.addRun({ id: runId, jobId: job.id, jobName: job.name, trigger, status: 'running', scheduledAtMs, atMs });
     await closeUnrun(runId, job.id, { status: 'skipped', reason, finishedAtMs: atMs });
@@ -151,7 +151,7 @@ export function createScheduler(deps: SchedulerDeps) {
 
   const fire = async (job: JobRow, trigger: JobRunTrigger, scheduledAtMs?: number) => {
     if (running.has(job.id)) await recordSkip(job, trigger, overlapReason(job), scheduledAtMs);
-    else inBackground(launch(job, trigger, randomUUID(), scheduledAtMs));
+    else inBackground(launch(job, trigger, lazyCrypto().randomUUID(), scheduledAtMs));
   };
 
   /**
@@ -286,7 +286,7 @@ export function createScheduler(deps: SchedulerDeps) {
       if (decision.action === 'none') continue;
       if (!(await takeSlot(job, job.nextRunAtMs, decision.nextRunAtMs))) continue; // another node caught it up
       if (decision.action === 'skip') await recordSkip(job, 'catch_up', decision.reason, decision.missedAtMs);
-      else inBackground(launch(job, 'catch_up', randomUUID(), decision.missedAtMs));
+      else inBackground(launch(job, 'catch_up', lazyCrypto().randomUUID(), decision.missedAtMs));
     }
   };
 
@@ -324,7 +324,7 @@ export function createScheduler(deps: SchedulerDeps) {
       const found = await commands.find(ref);
       if (!found.ok) return found;
       if (running.has(found.value.id)) return { ok: true, value: await recordSkip(found.value, 'manual', overlapReason(found.value)) };
-      return { ok: true, value: await launch(found.value, 'manual', randomUUID()) };
+      return { ok: true, value: await launch(found.value, 'manual', lazyCrypto().randomUUID()) };
     },
     /** Resolves when no run is in progress (tests, benchmarks). */
     async idle(): Promise<void> {

@@ -43,6 +43,8 @@ describe('CLI start: what a short command loads', () => {
     for (const name of ['fastify', 'pino', 'conf', 'yaml', 'ai', '@modelcontextprotocol/client', '@ai-sdk/openai']) expect(fromPackage(modules, name), name).toEqual([]);
     // The config is checked by the precompiled validator: Ajv's runtime helpers only, never its compiler.
     expect(fromPackage(modules, 'ajv').filter((url) => !url.includes('/ajv/dist/runtime/'))).toEqual([]);
+    // Nor node:crypto (no id is made) or node:util (no .env to parse): an import of either costs 7-11 ms (infra/lazy-builtins.ts).
+    expect(modules.filter((url) => url === 'node:crypto' || url === 'node:util')).toEqual([]);
   });
 
   it('cron list on a home whose timezone is UTC never starts ICU\'s time zones (about 23 ms); another zone does', async () => {
