@@ -2,7 +2,11 @@ import type { HeldDelivery } from '../store/webhook-deliveries.js';
 
 /** What was produced and for whom; targets use it for file names and messages. */
 export type DeliverySubject =
-  | { kind: 'webhook'; route: string; deliveryId: string; event: string }
+  /**
+   * \`seq\`: the delivery row's id (absent on records written before it was kept), by which a send is
+   * found again after a crash or a takeover whatever the clocks said (\`earlierSendFor\`).
+   */
+  | { kind: 'webhook'; route: string; deliveryId: string; event: string; seq?: number }
   | { kind: 'job'; jobId: string; jobName: string; runId: string }
   | { kind: 'console'; runId: string };
 

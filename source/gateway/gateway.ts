@@ -176,7 +176,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   };
   const metricsRoute = { render: async () => ({ contentType: metrics!.contentType, text: await metrics!.render() }) };
   const webhooks: WebhookPlatform | null = webhookSettings
-    ? createWebhookPlatform({ settings: webhookSettings, deliveries: backends.deliveries, subscriptions: backends.subscriptions, ...(backends.intake ? { intake: backends.intake } : {}), ...(backends.rateLimits ? { rateLimiter: backends.rateLimits } : {}), logger, events, now, runAgent, deliver: deliveries.deliver, health, earlierSend: async (route, deliveryId, sinceMs) => deliveries.history?.earlierSendFor(route, deliveryId, sinceMs), ...(webhookSettings.metrics ? { metrics: metricsRoute } : {}) })
+    ? createWebhookPlatform({ settings: webhookSettings, deliveries: backends.deliveries, subscriptions: backends.subscriptions, ...(backends.intake ? { intake: backends.intake } : {}), ...(backends.rateLimits ? { rateLimiter: backends.rateLimits } : {}), logger, events, now, runAgent, deliver: deliveries.deliver, health, earlierSend: async (route, deliveryId, sinceMs, seq) => deliveries.history?.earlierSendFor(route, deliveryId, sinceMs, seq), ...(webhookSettings.metrics ? { metrics: metricsRoute } : {}) })
     : null;
   const webhookApp = webhooks?.app ?? null;
   const configCommands = createConfigCommands({ home: config.home, initial: config, logger, audit, events, mcp: mcp.commands, webhooks, live: () => status === 'running' });

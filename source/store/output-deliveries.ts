@@ -62,7 +62,9 @@ export function createOutputDeliveryStore(store: Store) {
   const failedCount = store.db.prepare("SELECT COUNT(*) AS n FROM output_deliveries WHERE status = 'failed'");
   const sending = store.db.prepare(`SELECT id, target, subject FROM output_deliveries WHERE status = 'sending'`);
   const earlierSend = store.db.prepare(`SELECT id, status FROM output_deliveries WHERE status IN ('sending', 'uncertain', 'delivered') AND json_extract(subject, '$.kind') = 'webhook'
-    AND json_extract(subject, '$.route') = ? AND json_extract(subject, '$.deliveryId') = ? AND created_at_ms >= ? ORDER BY created_at_ms DESC, rowid DESC LIMIT 1`);
+    AND json_extract(subject, '$.route') = $route AND json_extract(subject, '$.deliveryId') = $deliveryId
+    AND (json_extract(subject, '$.seq') = $seq OR ((json_extract(subject, '$.seq') IS NULL OR $seq IS NULL) AND created_at_ms >= $since))
+    ORDER BY created_at_ms DESC, rowid DESC LIMIT 1`);
   const recent = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE (? = 0 OR status IN ('failed', 'uncertain')) ORDER BY created_at_ms DESC, rowid DESC LIMIT ?`);
 
   const keep = (write: () => void) => void store.keep(write).catch(() => {});
@@ -111,11 +113,14 @@ export function createOutputDeliveryStore(store: Store) {
       return { uncertain, failed };
     },
     /**
-     * The latest send of a webhook delivery that arrived (`delivered`) or may have (`uncertain`, a
-     * crash during the send) since `sinceMs` (when its run started: an id accepted again later is
-     * another delivery): a delivery recovered after a crash must not be sent again.
+     * The latest send of a webhook delivery that arrived (`delivered`), may have (`uncertain`, a
+     * crash during the send) or is on its way from another node (`sending`): a delivery recovered
+     * after a crash or a takeover must not be sent again. With the delivery row's id (`seq`), the
+     * sends recorded with it; records without one (written before it was kept) count when made
+     * since `sinceMs`, when its run started (an id accepted again later is another delivery).
      */
-    earlierSendFor: (route: string, deliveryId: string, sinceMs: number): EarlierSend | undefined => earlierSend.get(route, deliveryId, sinceMs) as EarlierSend | undefined,
+    earlierSendFor: (route: string, deliveryId: string, sinceMs: number, seq?: number): EarlierSend | undefined =>
+      earlierSend.get({ route, deliveryId, since: sinceMs, seq: seq ?? null }) as EarlierSend | undefined,
     countFailed: () => (failedCount.get() as { n: number }).n,
     get: (id: string) => hydrate(byId.get(id) as Record<string, unknown> | undefined),
     find(idOrPrefix: string): OutputDelivery | 'ambiguous' | undefined {

@@ -23,7 +23,7 @@ export interface RunQueueDeps {
   /** How often the store is polled for work written by other processes (`webhook replay`). */
   pollMs?: number;
   /** A send of this delivery's output that arrived or may have before a crash (output_deliveries), if any. */
-  earlierSend?: (route: string, deliveryId: string, sinceMs: number) => Promise<EarlierSend | undefined>;
+  earlierSend?: (route: string, deliveryId: string, sinceMs: number, seq: number) => Promise<EarlierSend | undefined>;
 }
 
 /** The system text of every webhook run: the payload is the sender's data, never instructions. */
@@ -146,7 +146,7 @@ export function createRunQueue(deps: RunQueueDeps) {
       target: row.target,
       extra: row.targetExtra,
       output,
-      subject: { kind: 'webhook', route: row.route, deliveryId: row.deliveryId, event: row.event },
+      subject: { kind: 'webhook', route: row.route, deliveryId: row.deliveryId, event: row.event, seq: row.seq },
       failed,
       held: row,
     });
@@ -173,7 +173,7 @@ export function createRunQueue(deps: RunQueueDeps) {
    */
   async function resume(undelivered: DeliveryRecord[]): Promise<void> {
     for (const row of undelivered) {
-      const earlier = await deps.earlierSend?.(row.route, row.deliveryId, row.startedAtMs ?? row.receivedAtMs);
+      const earlier = await deps.earlierSend?.(row.route, row.deliveryId, row.startedAtMs ?? row.receivedAtMs, row.seq);
       if (earlier?.status === 'delivered') {
         // Sent before the gateway stopped, which did not record the delivery as done: record it now.
         void finish(row, { runId: row.runId, runStatus: row.runStatus }, 'delivered', { ok: true, detail: `delivered before the gateway stopped (send ${earlier.id.slice(0, 8)})` }).catch(() => {});

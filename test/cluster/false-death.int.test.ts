@@ -43,7 +43,7 @@ async function node(url: string, id: string, chat: { url: string }) {
   const queue = createRunQueue({
     deliveries: shared.backends.deliveries, deliver: delivery.deliver, maxConcurrentRuns: 1, logger, now: Date.now,
     runAgent: () => { throw new Error('no run here: only adopted deliveries are delivered'); },
-    earlierSend: (route, deliveryId, sinceMs) => shared.backends.outputDeliveries.earlierSendFor(route, deliveryId, sinceMs),
+    earlierSend: (route, deliveryId, sinceMs, seq) => shared.backends.outputDeliveries.earlierSendFor(route, deliveryId, sinceMs, seq),
   });
   return { shared, delivery, queue };
 }
@@ -58,7 +58,8 @@ async function claimedBy(b: SharedStore, deliveryId: string): Promise<DeliveryRe
 }
 
 const run = { runId: 'run-on-b', status: 'ok', output: 'Hello from the run' };
-const request = (row: DeliveryRecord) => ({ target: row.target, output: run.output, subject: { kind: 'webhook' as const, route: row.route, deliveryId: row.deliveryId, event: row.event }, held: row });
+/** What the run queue asks of the delivery service for this row (source/webhooks/run-queue.ts). */
+const request = (row: DeliveryRecord) => ({ target: row.target, output: run.output, subject: { kind: 'webhook' as const, route: row.route, deliveryId: row.deliveryId, event: row.event, seq: row.seq }, held: row });
 
 async function takeOver(a: SharedStore, silent: string): Promise<DeliveryRecord[]> {
   let handed: DeliveryRecord[] = [];

@@ -311,6 +311,15 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
     expect(await outputs.find('od_')).toBe('ambiguous');
     expect(await outputs.find('od_3')).toMatchObject({ target: 'log' });
     expect(await outputs.find('od%')).toBeUndefined();
+    // Sends recorded with the delivery row's id are found by it, whatever the clock of the node that
+    // sent them said (here earlier than the claim); another row's sends of the same id are not.
+    await outputs.create({ id: 'od_4', target: 'github', extra: {}, subject: { ...subject, deliveryId: 'd-3', seq: 7 }, output: 'o', runFailed: false, createdAtMs: 4_500 });
+    await outputs.create({ id: 'od_5', target: 'github', extra: {}, subject: { ...subject, deliveryId: 'd-3', seq: 8 }, output: 'o', runFailed: false, createdAtMs: 9_000 });
+    await outputs.settle('od_4', { status: 'delivered', chunksTotal: 1, chunksSent: 1, detail: 'sent', atMs: 4_600 });
+    expect(await outputs.earlierSendFor('gh', 'd-3', 5_000, 7)).toEqual({ id: 'od_4', status: 'delivered' });
+    expect(await outputs.earlierSendFor('gh', 'd-3', 0, 9)).toBeUndefined();
+    expect(await outputs.earlierSendFor('gh', 'd-1', 0, 7)).toEqual({ id: 'od_2', status: 'uncertain' }); // a record without a row id: by time
+    expect(await outputs.earlierSendFor('gh', 'd-3', 5_000)).toEqual({ id: 'od_5', status: 'sending' }); // no row id asked: by time
   });
 
   it('keeps the audit log, newest first', async () => {

@@ -71,8 +71,10 @@ export function createPgOutputDeliveryStore(store: PgStore, nodeId: string): Out
       }
       return { uncertain, failed };
     }),
-    earlierSendFor: async (route, deliveryId, sinceMs) => (await store.query<EarlierSend>(`SELECT id, status FROM output_deliveries WHERE status IN ('sending', 'uncertain', 'delivered') AND subject->>'kind' = 'webhook'
-      AND subject->>'route' = $1 AND subject->>'deliveryId' = $2 AND created_at_ms >= $3 ORDER BY created_at_ms DESC, inserted DESC LIMIT 1`, [route, deliveryId, sinceMs])).rows[0],
+    earlierSendFor: async (route, deliveryId, sinceMs, seq) => (await store.query<EarlierSend>(`SELECT id, status FROM output_deliveries WHERE status IN ('sending', 'uncertain', 'delivered')
+      AND subject->>'kind' = 'webhook' AND subject->>'route' = $1 AND subject->>'deliveryId' = $2
+      AND (subject->>'seq' = $4::text OR ((subject->>'seq' IS NULL OR $4::text IS NULL) AND created_at_ms >= $3))
+      ORDER BY created_at_ms DESC, inserted DESC LIMIT 1`, [route, deliveryId, sinceMs, seq === undefined ? null : String(seq)])).rows[0],
     countFailed: async () => (await store.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM output_deliveries WHERE status = 'failed'`)).rows[0]!.n,
     get: async (id) => (await select('WHERE id = $1', [id]))[0],
     async find(idOrPrefix) {
