@@ -1,5 +1,5 @@
 /**
- * MCP layer benchmark: `npx tsx scripts/bench-mcp.ts [--rounds 10] [--calls 200] [--servers 10] [--smoke] [--json FILE]`.
+ * MCP layer benchmark: `npx tsx scripts/bench-mcp.ts [--rounds 20] [--calls 500] [--warm-up 2000] [--servers 10] [--smoke] [--json FILE]`.
  * 1. Wall time to connect N stdio server-everything instances at once through createMcpManager.
  * 2. Per-call cost of the `echo` tool: a bare SDK client (SDK stdio transport, tools listed,
  *    client.callTool) vs our layer (registered ToolDefinition.execute: catalog, our stdio transport,
@@ -22,7 +22,7 @@ import { createMcpManager } from '../source/mcp/manager.js';
 import { benchArgs, formatSpread, report, spread, type BenchRow } from './bench-lib.js';
 
 const args = benchArgs();
-const rounds = args.number('rounds', 10, 2);
+const rounds = args.number('rounds', 20, 2);
 const block = args.number('calls', 500, 50);
 const serverCount = args.number('servers', 10, 2);
 const everything = path.join(path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
