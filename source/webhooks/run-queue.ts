@@ -98,18 +98,24 @@ export function createRunQueue(deps: RunQueueDeps) {
 
   const launch = (row: DeliveryRecord): void => {
     const controller = new AbortController();
-    const done = execute(row, controller.signal)
+    track(row.seq, controller, execute(row, controller.signal)
       .catch(async (error: unknown) => {
         deps.logger.error({ err: error, route: row.route, deliveryId: row.deliveryId }, `Webhook run crashed: ${row.route} ${row.deliveryId}`);
         await finish(row, { runId: null, runStatus: null }, 'failed', { ok: false, reason: `internal error: ${(error as Error).message}` })
           .catch((failure: unknown) => deps.logger.error({ err: failure }, `Recording the failure of ${row.deliveryId} failed`));
-      })
-      .finally(() => {
-        // Only its own entry: in cluster mode a claim this node made again after a false death may hold the seq now.
-        if (active.get(row.seq)?.done === done) active.delete(row.seq);
-        schedulePump();
-      });
-    active.set(row.seq, { controller, done });
+      }), schedulePump);
+  };
+
+  /**
+   * Holds a slot for `seq` while `work` runs, then frees it: only its own entry, since in cluster
+   * mode a claim this node made again after a false death may hold the seq by then.
+   */
+  const track = (seq: number, controller: AbortController, work: Promise<void>, after?: () => void): void => {
+    const done: Promise<void> = work.finally(() => {
+      if (active.get(seq)?.done === done) active.delete(seq);
+      after?.();
+    });
+    active.set(seq, { controller, done });
   };
 
   // The claim is durable before the run starts (claimNext settles after its commit): had it failed,
@@ -187,10 +193,8 @@ export function createRunQueue(deps: RunQueueDeps) {
         void finish(row, { runId: row.runId, runStatus: row.runStatus }, 'delivery_failed', { ok: false, reason }).catch(() => {});
         continue;
       }
-      const done = deliverRun(row, { runId: row.runId!, status: row.runStatus as RunResult['status'], output: row.output ?? '', error: row.error ?? undefined })
-        .catch((error: unknown) => deps.logger.error({ err: error }, `Delivering ${row.deliveryId} after restart failed`))
-        .finally(() => { if (active.get(row.seq)?.done === done) active.delete(row.seq); });
-      active.set(row.seq, { controller: new AbortController(), done });
+      track(row.seq, new AbortController(), deliverRun(row, { runId: row.runId!, status: row.runStatus as RunResult['status'], output: row.output ?? '', error: row.error ?? undefined })
+        .catch((error: unknown) => deps.logger.error({ err: error }, `Delivering ${row.deliveryId} after restart failed`)));
     }
   }
 
