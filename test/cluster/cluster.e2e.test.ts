@@ -152,7 +152,13 @@ describe('three gateways on one PostgreSQL', () => {
 
     // Three silent heartbeats later a live node takes the killed node's rows: all of them finish without its restart.
     await waitUntil(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE state IN ('queued', 'running')`)).rowCount === 0, 200_000, 'every accepted delivery run');
-    const after = await status();
+    // The live nodes may drain everything before three heartbeats pass (the runs the killed node held
+    // can finish between the check above and the kill), so wait for the silence rather than assume it.
+    let after = await status();
+    await waitUntil(async () => {
+      after = await status();
+      return after.cluster.nodes.some((node) => node.id === ids[1] && node.takenOverBy);
+    }, 30_000, 'the killed node taken over');
     const killed = after.cluster.nodes.find((node) => node.id === ids[1])!;
     expect(killed.state).toBe('down');
     expect([ids[0], ids[2]]).toContain(killed.takenOverBy);
