@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command } from './commander.js';
 import { parseCliValue } from '../config/edit.js';
 import { maskSecrets } from '../config/mask.js';
 import { OperatorError } from '../operations/errors.js';

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Command } from 'commander';
+import type { Command } from './commander.js';
 import { resolveHome, type HomeLayout } from '../config/home.js';
 import { loadOrCreateConfig, type LoadedConfig } from '../config/load.js';
 import { say } from './output.js';

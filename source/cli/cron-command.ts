@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command } from './commander.js';
 import type { JobRequestParams } from '../operations/jobs.js';
 import { homeOf } from './context.js';
 import { formatJob, formatJobTable, formatRunResult, formatRunTable, jobJson } from './cron-format.js';

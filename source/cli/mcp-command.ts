@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command } from './commander.js';
 import type { McpServerConfig } from '../config/types.js';
 import { sayApplied } from './config-command.js';
 import { homeOf } from './context.js';

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { Command } from 'commander';
+import type { Command } from './commander.js';
 import { ConfigError } from '../config/errors.js';
 import { maskSecrets } from '../config/mask.js';
 import type { McpServerConfig } from '../config/types.js';

@@ -1,5 +1,5 @@
 import readline from 'node:readline';
-import type { Command } from 'commander';
+import type { Command } from './commander.js';
 import { canOpenBrowser, openBrowser } from '../infra/browser.js';
 import { checkClientMetadataUrl, checkMetadataDocument, clientMetadataDocument, startServerLogin } from '../operations/mcp-oauth.js';
 import { guard, UsageError } from './mcp-command.js';

@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError } from './commander.js';
 import { resolveHome } from '../config/home.js';
 import { gatewayOnHome } from '../operations/connect.js';
 import { ensureConfig, homeOf } from './context.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Command } from 'commander';
+import { Command } from './commander.js';
 import { followRun } from './follow-run.js';
 import { print, say } from './output.js';
 import { withOperations } from './session.js';

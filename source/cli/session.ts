@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command } from './commander.js';
 import type { ApprovalPolicy } from '../agent/approval-queue.js';
 import { openSession, type OperatorSession } from '../operations/connect.js';
 import { ensureConfig, homeOf } from './context.js';

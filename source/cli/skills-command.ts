@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command } from './commander.js';
 import { print, say } from './output.js';
 import { withOperations } from './session.js';
 

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { Command } from 'commander';
+import { Command } from './commander.js';
 import type { DeliveryRecord } from '../store/webhook-deliveries.js';
 import type { RouteView, SubscribedView } from '../operations/webhooks.js';
 import { OperatorError } from '../operations/errors.js';

@@ -45,6 +45,8 @@ describe('CLI start: what a short command loads', () => {
     expect(fromPackage(modules, 'ajv').filter((url) => !url.includes('/ajv/dist/runtime/'))).toEqual([]);
     // Nor node:crypto (no id is made) or node:util (no .env to parse): an import of either costs 7-11 ms (infra/lazy-builtins.ts).
     expect(modules.filter((url) => url === 'node:crypto' || url === 'node:util')).toEqual([]);
+    // commander is required (source/cli/commander.ts): its ESM entry would make Node scan the CommonJS package for export names.
+    expect(modules.filter((url) => url.endsWith('/commander/esm.mjs'))).toEqual([]);
   });
 
   it('cron list on a home whose timezone is UTC never starts ICU\'s time zones (about 23 ms); another zone does', async () => {
