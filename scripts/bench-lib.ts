@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type autocannon from 'autocannon';
+import type { PacedRequest } from './paced-load.js';
 
 /** One line of docs/benchmarks.md: what was measured, the figure, the issue's target and whether it is met. */
 export interface BenchRow {
@@ -140,6 +141,14 @@ export function benchRequests(): autocannon.Request[] {
     headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-hub-signature-256': BENCH_SIGNATURE },
     setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, 'x-github-delivery': randomUUID() } }),
   }];
+}
+
+/** One signed `bench` webhook for scripts/paced-load.ts: the request benchRequests() makes, with a fresh delivery id. */
+export function benchPacedRequest(): PacedRequest {
+  return {
+    path: '/webhooks/bench', body: BENCH_BODY,
+    headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-hub-signature-256': BENCH_SIGNATURE, 'x-github-delivery': randomUUID() },
+  };
 }
 
 /** The config of a benchmark home: the `bench` route (dry-run model, `log` target, rate limit raised) plus `extra`. */

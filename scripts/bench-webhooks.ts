@@ -6,9 +6,11 @@
 //     round, both warmed up alike, so no round inherits another's backlog or JIT): accepted req/s at full load over `--connections`, and the
 //     listener/floor ratio per round; reported as the median with min and max;
 //  2. with `--load N`: the same rounds again while N worker threads of this process spin (a busy machine);
-//  3. 500 req/s for `--fixed-duration` s: the listener's p50/p99 latency;
+//  3. 500 req/s for `--fixed-duration` s, paced (scripts/paced-load.ts: one request every 2 ms, latency
+//     from when each was due, over up to 10 connections): the listener's p50/p99 latency;
 //  4. memory: a listener with `--mcp-servers` stdio MCP servers (test/fixtures/mcp/fixture-server.mjs)
-//     connected: RSS once idle, then its peak (VmHWM) during 500 req/s.
+//     connected: RSS once idle, then its peak (VmHWM) during 500 req/s (autocannon's rate limit: a
+//     burst per connection at each second, harder on memory than the same rate paced).
 // Usage: npm run -s build && npx tsx scripts/bench-webhooks.ts [--rounds 5] [--duration 5] [--connections 50]
 //   [--load 2] [--fixed-duration 10] [--mcp-servers 10] [--cpu-prof DIR] [--intake-only] [--memory-only]
 //   [--latency-only] [--fixed-rounds 1] [--baseline DIR] [--smaps] [--smoke] [--json FILE]
@@ -21,8 +23,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
+import { pacedLoad, percentile } from './paced-load.js';
 import {
-  BENCH_SECRET, benchArgs, benchConfig, cliPath, benchRequests, formatSpread, loadAverage, peakRssMb, report, repoRoot, requireBuild, rssMb, spread, startGatewayProcess, waitFor, type BenchRow,
+  BENCH_SECRET, benchArgs, benchConfig, benchPacedRequest, cliPath, benchRequests, formatSpread, loadAverage, peakRssMb, report, repoRoot, requireBuild, rssMb, spread, startGatewayProcess, waitFor, type BenchRow,
 } from './bench-lib.js';
 
 const args = benchArgs();
@@ -161,8 +164,10 @@ async function fixedRateRound(cli = cliPath): Promise<{ rate: number; p50: numbe
   try {
     await load(listener.url, { duration: 1, connections: 10 });
     await drained(listener.call);
-    const result = await load(listener.url, { duration: fixedDuration, connections: 10, overallRate: rate });
-    return { rate: accepted(result, fixedDuration), p50: result.latency.p50, p99: result.latency.p99 };
+    const result = await pacedLoad({ urls: [listener.url], rate, durationS: fixedDuration, connections: 10, request: benchPacedRequest });
+    const sorted = result.latenciesMs.sort((a, b) => a - b);
+    const round = (ms: number) => Math.round(ms * 10) / 10;
+    return { rate: (result.statuses.get(202) ?? 0) / fixedDuration, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)) };
   } finally {
     await listener.stop({ kill: true });
   }
@@ -187,7 +192,7 @@ async function fixedRate(): Promise<BenchRow[]> {
   return builds.map(({ label }, index) => {
     const { rate: rates, p50, p99 } = figures[index]!;
     const value = fixedRounds === 1 ? `${rates[0]!.toFixed(0)}, ${p50[0]} / ${p99[0]}` : `${spread(rates).median.toFixed(0)}, ${spread(p50).median} / ${formatSpread(p99)}`;
-    return { measure: `listener${named(label)} at ${rate} req/s for ${fixedDuration} s: accepted req/s, p50 / p99 latency ms`, value };
+    return { measure: `listener${named(label)} at ${rate} req/s for ${fixedDuration} s, paced (latency from when each request was due): accepted req/s, p50 / p99 latency ms`, value };
   });
 }
 
