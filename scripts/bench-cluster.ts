@@ -75,7 +75,7 @@ interface Build { name: string; cli: string }
 const builds: Build[] = baseline ? [{ name: 'baseline', cli: path.resolve(baseline, 'dist/cli/main.js') }, { name: 'this build', cli: cliPath }] : [{ name: '', cli: cliPath }];
 
 interface Round {
-  setup: SetupName; build: string; p99Ms: number; fixedAccepted: number; intakeRate: number; drainRate: number; failed: number;
+  setup: SetupName; build: string; p99Ms: number; p99SentMs: number; fixedAccepted: number; intakeRate: number; drainRate: number; failed: number;
   /** CPU ms (user + system) per accepted webhook at the fixed rate and at full load, and per run in the drain: the nodes', and PostgreSQL's. */
   fixedCpu: Cpu; intakeCpu: Cpu; drainCpu: Cpu;
 }
@@ -166,18 +166,20 @@ async function drained(nodes: GatewayProcess[]): Promise<void> {
 }
 
 /** `rate` req/s for `fixedDuration` s over the nodes: how many were accepted, and the p99 latency. */
-async function atRate(nodes: GatewayProcess[]): Promise<{ accepted: number; p99Ms: number }> {
+async function atRate(nodes: GatewayProcess[]): Promise<{ accepted: number; p99Ms: number; p99SentMs: number }> {
   if (autocannonRate) {
     const results = await loadAll(nodes, { duration: fixedDuration, connections: fixedConnections, overallRate: rate });
-    return { accepted: accepted(results), p99Ms: Math.max(...results.map((result) => result.latency.p99)) };
+    const p99Ms = Math.max(...results.map((result) => result.latency.p99));
+    return { accepted: accepted(results), p99Ms, p99SentMs: p99Ms };
   }
   const result = await pacedLoad({ urls: nodes.map((node) => node.url), rate, durationS: fixedDuration, connections: fixedConnections, request: benchPacedRequest });
   if (result.lateMs.p99 > 5) process.stderr.write(`  the load's own client sent late: p99 ${result.lateMs.p99.toFixed(1)} ms, max ${result.lateMs.max.toFixed(1)} ms after due (counted in the latency)\n`);
-  return { accepted: result.statuses.get(202) ?? 0, p99Ms: percentile(result.latenciesMs.sort((a, b) => a - b), 99) };
+  const p99 = (values: number[]) => percentile(values.sort((a, b) => a - b), 99);
+  return { accepted: result.statuses.get(202) ?? 0, p99Ms: p99(result.latenciesMs), p99SentMs: p99(result.sentLatenciesMs) };
 }
 
 /** Intake on dry-run nodes: p99 at `rate` req/s (after a warm-up), then accepted req/s at full load. */
-async function intake(setup: Setup, build: Build, postgres: TestPostgres): Promise<Pick<Round, 'p99Ms' | 'fixedAccepted' | 'fixedCpu' | 'intakeRate' | 'intakeCpu'>> {
+async function intake(setup: Setup, build: Build, postgres: TestPostgres): Promise<Pick<Round, 'p99Ms' | 'p99SentMs' | 'fixedAccepted' | 'fixedCpu' | 'intakeRate' | 'intakeCpu'>> {
   const profileFile = profiling && setup.postgres ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-profile-')), 'profile.jsonl') : undefined;
   const { nodes, port, url } = await startNodes(setup, build, postgres, {}, profileFile ? { SWITCHBOARD_PG_PROFILE: profileFile } : {});
   try {
@@ -192,7 +194,7 @@ async function intake(setup: Setup, build: Build, postgres: TestPostgres): Promi
     const cpu = cpuMeter(nodes, port);
     const full = await loadAll(nodes, { duration, connections });
     return {
-      p99Ms: fixed.p99Ms, fixedAccepted: fixed.accepted / fixedDuration, fixedCpu: fixedSpent,
+      p99Ms: fixed.p99Ms, p99SentMs: fixed.p99SentMs, fixedAccepted: fixed.accepted / fixedDuration, fixedCpu: fixedSpent,
       intakeRate: accepted(full) / duration, intakeCpu: per(cpu(), accepted(full)),
     };
   } finally {
@@ -270,11 +272,11 @@ try {
       for (const build of builds) {
         const result: Round = {
           setup: setup.name, build: build.name,
-          ...(phases.includes('intake') ? await intake(setup, build, postgres) : { p99Ms: Number.NaN, fixedAccepted: Number.NaN, intakeRate: Number.NaN, fixedCpu: skipped, intakeCpu: skipped }),
+          ...(phases.includes('intake') ? await intake(setup, build, postgres) : { p99Ms: Number.NaN, p99SentMs: Number.NaN, fixedAccepted: Number.NaN, intakeRate: Number.NaN, fixedCpu: skipped, intakeCpu: skipped }),
           ...(phases.includes('drain') ? await drain(setup, build, postgres, model) : { drainRate: Number.NaN, failed: 0, drainCpu: skipped }),
         };
         results.push(result);
-        process.stderr.write(`round ${round + 1} ${setup.name}${build.name ? ` [${build.name}]` : ''}: p99 ${shown(result.p99Ms, 1)} ms at ${shown(result.fixedAccepted)} req/s, intake ${shown(result.intakeRate)} req/s, drain ${shown(result.drainRate, 1)} runs/s; CPU ms per webhook (nodes + PostgreSQL) at ${rate} req/s ${shown(result.fixedCpu.nodes, 2)} + ${shown(result.fixedCpu.postgres, 2)}, full load ${shown(result.intakeCpu.nodes, 2)} + ${shown(result.intakeCpu.postgres, 2)}, drain ${shown(result.drainCpu.nodes, 2)} + ${shown(result.drainCpu.postgres, 2)}; load average ${loadAverage()}\n`);
+        process.stderr.write(`round ${round + 1} ${setup.name}${build.name ? ` [${build.name}]` : ''}: p99 ${shown(result.p99Ms, 1)} ms (${shown(result.p99SentMs, 1)} from sent) at ${shown(result.fixedAccepted)} req/s, intake ${shown(result.intakeRate)} req/s, drain ${shown(result.drainRate, 1)} runs/s; CPU ms per webhook (nodes + PostgreSQL) at ${rate} req/s ${shown(result.fixedCpu.nodes, 2)} + ${shown(result.fixedCpu.postgres, 2)}, full load ${shown(result.intakeCpu.nodes, 2)} + ${shown(result.intakeCpu.postgres, 2)}, drain ${shown(result.drainCpu.nodes, 2)} + ${shown(result.drainCpu.postgres, 2)}; load average ${loadAverage()}\n`);
       }
     }
   }
@@ -299,7 +301,7 @@ function rowsOf(build: string): BenchRow[] {
         measure: autocannonRate
           ? `${label[setup.name]}${tag}: p99 ms at ${rate} req/s offered by autocannon (a burst per connection each second)${setup.nodes > 1 ? ' (round-robin, worst node)' : ''}, ${fixedConnections} connections, ${fixedDuration} s`
           : `${label[setup.name]}${tag}: p99 ms at ${rate} req/s, paced (one request every ${(1000 / rate).toFixed(1)} ms${setup.nodes > 1 ? ', round-robin' : ''}; latency from when each was due), up to ${fixedConnections} connections, ${fixedDuration} s`,
-        value: `${formatSpread(p99, 1)}; accepted ${spread(of(setup.name).map((result) => result.fixedAccepted)).median.toFixed(0)} req/s (median)`,
+        value: `${formatSpread(p99, 1)}${autocannonRate ? '' : `; from when each was sent ${spread(of(setup.name).map((result) => result.p99SentMs)).median.toFixed(1)} (median)`}; accepted ${spread(of(setup.name).map((result) => result.fixedAccepted)).median.toFixed(0)} req/s (median)`,
         ...(setup.postgres ? { target: '< 20', met: spread(p99).median < 20 } : {}),
       };
     }));

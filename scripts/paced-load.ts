@@ -5,7 +5,8 @@
 // latencies are mostly the burst's own queue. Here request i is due at start + i / rate, whatever
 // the answers before it; its latency counts from that moment (as wrk2 does: a server that stalls
 // cannot hide it by delaying the requests behind), so the client's own lateness counts against
-// the server, never for it. `lateMs` says how late the client itself sent (its p99), to read that.
+// the server, never for it. `lateMs` says how late the client itself sent, and `sentLatenciesMs`
+// counts from the moment each request was written instead, to see the client's own share.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
@@ -18,6 +19,8 @@ export interface PacedRequest {
 export interface PacedResult {
   /** Per answered request, from when it was due to the end of its answer. */
   latenciesMs: number[];
+  /** Per answered request, from when it was written to the end of its answer. */
+  sentLatenciesMs: number[];
   /** Answers by status code. */
   statuses: Map<number, number>;
   /** Requests that got no answer (connection errors). */
@@ -37,6 +40,7 @@ export async function pacedLoad(options: { urls: string[]; rate: number; duratio
   const agents = urls.map((_, index) => new http.Agent({ keepAlive: true, maxSockets: Math.max(1, Math.floor(options.connections / urls.length) + (index < options.connections % urls.length ? 1 : 0)) }));
   const targets = urls.map((url) => new URL(url));
   const latenciesMs: number[] = [];
+  const sentLatenciesMs: number[] = [];
   const late: number[] = [];
   const statuses = new Map<number, number>();
   let errors = 0;
@@ -48,7 +52,7 @@ export async function pacedLoad(options: { urls: string[]; rate: number; duratio
     const finish = () => {
       for (const agent of agents) agent.destroy();
       const sorted = [...late].sort((a, b) => a - b);
-      resolve({ latenciesMs, statuses, errors, lateMs: { p99: percentile(sorted, 99), max: sorted.at(-1) ?? 0 } });
+      resolve({ latenciesMs, sentLatenciesMs, statuses, errors, lateMs: { p99: percentile(sorted, 99), max: sorted.at(-1) ?? 0 } });
     };
     const settle = () => {
       settled += 1;
@@ -57,14 +61,17 @@ export async function pacedLoad(options: { urls: string[]; rate: number; duratio
     const send = (index: number, due: number) => {
       const target = targets[index % targets.length]!;
       const { path, headers, body } = options.request();
-      late.push(performance.now() - due);
+      const sent = performance.now();
+      late.push(sent - due);
       const request = http.request({
         agent: agents[index % agents.length], host: target.hostname, port: target.port, method: 'POST', path,
         headers: { ...headers, 'content-length': Buffer.byteLength(body) },
       }, (response) => {
         response.resume();
         response.on('end', () => {
-          latenciesMs.push(performance.now() - due);
+          const answered = performance.now();
+          latenciesMs.push(answered - due);
+          sentLatenciesMs.push(answered - sent);
           statuses.set(response.statusCode!, (statuses.get(response.statusCode!) ?? 0) + 1);
           settle();
         });
