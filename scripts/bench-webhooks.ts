@@ -86,7 +86,6 @@ function startFloor(nodeArgs: string[]): Promise<{ child: ChildProcess; url: str
 
 const load = (url: string, options: { duration: number; connections: number; overallRate?: number }) =>
   autocannon({ url: `${url}/webhooks/bench`, duration: options.duration, connections: options.connections, ...(options.overallRate ? { overallRate: options.overallRate } : {}), requests: benchRequests() });
-const accepted = (result: autocannon.Result, seconds: number) => (result.statusCodeStats?.['202']?.count ?? 0) / seconds;
 
 /** CPU time (user + system, every thread) a process has used so far, in ms (Linux /proc). */
 function cpuMs(pid: number): number {
