@@ -6,7 +6,7 @@
 // the answers before it; its latency counts from that moment (as wrk2 does: a server that stalls
 // cannot hide it by delaying the requests behind), so the client's own lateness counts against
 // the server, never for it. `lateMs` says how late the client itself sent, and `sentLatenciesMs`
-// counts from the moment each request was written instead, to see the client's own share.
+// counts from the moment the client issued each request instead, to see the client's own share.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
@@ -19,7 +19,7 @@ export interface PacedRequest {
 export interface PacedResult {
   /** Per answered request, from when it was due to the end of its answer. */
   latenciesMs: number[];
-  /** Per answered request, from when it was written to the end of its answer. */
+  /** Per answered request, from when the client issued it (it may still wait for a connection) to the end of its answer. */
   sentLatenciesMs: number[];
   /** Answers by status code. */
   statuses: Map<number, number>;
