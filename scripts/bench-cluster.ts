@@ -47,7 +47,7 @@ const duration = args.number('duration', 5, 1);
 const fixedDuration = args.number('fixed-duration', 10, 1);
 const rate = args.number('rate', 500);
 const connections = args.number('connections', 30);
-/** Connections for the fixed rate, split over the nodes like the rate: a closed-loop client needs enough of them to offer `rate` when answers slow down. */
+/** The most connections the fixed rate opens, split over the nodes (with `--autocannon-rate`, a closed-loop client, it needs enough of them to offer `rate` when answers slow down). */
 const fixedConnections = args.number('fixed-connections', 30);
 const autocannonRate = args.flag('autocannon-rate');
 const concurrency = args.number('concurrency', 4);
@@ -174,8 +174,7 @@ async function atRate(nodes: GatewayProcess[]): Promise<{ accepted: number; p99M
   }
   const result = await pacedLoad({ urls: nodes.map((node) => node.url), rate, durationS: fixedDuration, connections: fixedConnections, request: benchPacedRequest });
   if (result.lateMs.p99 > 5) process.stderr.write(`  the load's own client sent late: p99 ${result.lateMs.p99.toFixed(1)} ms, max ${result.lateMs.max.toFixed(1)} ms after due (counted in the latency)\n`);
-  const p99 = (values: number[]) => percentile(values.sort((a, b) => a - b), 99);
-  return { accepted: result.statuses.get(202) ?? 0, p99Ms: p99(result.latenciesMs), p99SentMs: p99(result.sentLatenciesMs) };
+  return { accepted: result.statuses.get(202) ?? 0, p99Ms: percentile(result.latenciesMs, 99), p99SentMs: percentile(result.sentLatenciesMs, 99) };
 }
 
 /** Intake on dry-run nodes: p99 at `rate` req/s (after a warm-up), then accepted req/s at full load. */

@@ -135,10 +135,12 @@ export function requireBuild(): void {
 export const BENCH_SECRET = 'bench-secret-0123456789abcdef';
 export const BENCH_BODY = JSON.stringify({ action: 'opened', number: 42, repository: { full_name: 'octo/bench' }, pull_request: { title: 'Benchmark', user: { login: 'octocat' } } });
 export const BENCH_SIGNATURE = `sha256=${createHmac('sha256', BENCH_SECRET).update(BENCH_BODY).digest('hex')}`;
+const BENCH_HEADERS = { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-hub-signature-256': BENCH_SIGNATURE };
+
 export function benchRequests(): autocannon.Request[] {
   return [{
     method: 'POST', body: BENCH_BODY,
-    headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-hub-signature-256': BENCH_SIGNATURE },
+    headers: BENCH_HEADERS,
     setupRequest: (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, 'x-github-delivery': randomUUID() } }),
   }];
 }
@@ -147,7 +149,7 @@ export function benchRequests(): autocannon.Request[] {
 export function benchPacedRequest(): PacedRequest {
   return {
     path: '/webhooks/bench', body: BENCH_BODY,
-    headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-hub-signature-256': BENCH_SIGNATURE, 'x-github-delivery': randomUUID() },
+    headers: { ...BENCH_HEADERS, 'x-github-delivery': randomUUID() },
   };
 }
 

@@ -17,9 +17,9 @@ export interface PacedRequest {
 }
 
 export interface PacedResult {
-  /** Per answered request, from when it was due to the end of its answer. */
+  /** Per answered request, from when it was due to the end of its answer; ascending. */
   latenciesMs: number[];
-  /** Per answered request, from when the client issued it (it may still wait for a connection) to the end of its answer. */
+  /** Per answered request, from when the client issued it (it may still wait for a connection) to the end of its answer; ascending. */
   sentLatenciesMs: number[];
   /** Answers by status code. */
   statuses: Map<number, number>;
@@ -51,8 +51,9 @@ export async function pacedLoad(options: { urls: string[]; rate: number; duratio
   return new Promise<PacedResult>((resolve) => {
     const finish = () => {
       for (const agent of agents) agent.destroy();
-      const sorted = [...late].sort((a, b) => a - b);
-      resolve({ latenciesMs, sentLatenciesMs, statuses, errors, lateMs: { p99: percentile(sorted, 99), max: sorted.at(-1) ?? 0 } });
+      const ascending = (values: number[]) => values.sort((a, b) => a - b);
+      ascending(late);
+      resolve({ latenciesMs: ascending(latenciesMs), sentLatenciesMs: ascending(sentLatenciesMs), statuses, errors, lateMs: { p99: percentile(late, 99), max: late.at(-1) ?? 0 } });
     };
     const settle = () => {
       settled += 1;
