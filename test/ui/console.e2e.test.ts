@@ -1,17 +1,16 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../source/config/default-config.js';
 import { startScriptedModel } from '../fixtures/scripted-model.js';
 import { cliPath } from '../helpers/cli.js';
 import { tempHome } from '../helpers/temp-home.js';
+import { tmuxServer } from '../helpers/tmux.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
 
-// A tmux server of our own (-L): never the operator's, never another test's.
-const socket = `switchboard-e2e-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-const capture = () => tmux('capture-pane', '-p', '-t', 'console');
-const send = (key: string) => tmux('send-keys', '-t', 'console', key);
+const server = tmuxServer('e2e');
+const { tmux } = server;
+const capture = () => server.capture('console');
+const send = (key: string) => server.send('console', key);
 const sessionAlive = () => {
   try {
     tmux('has-session', '-t', 'console');
@@ -63,10 +62,14 @@ describe('the built console under tmux', () => {
     const response = await fetch(`${url}/webhooks/gh`, { method: 'POST', headers: githubHeaders(SECRET, body, 'issues', 'e2e-delivery-1'), body });
     expect(response.status).toBe(202);
 
-    const dialog = await waitUntil(() => { const frame = capture(); return frame.includes('Approval 1 of 1') ? frame : undefined; }, 30_000, 'the approval dialog');
+    // tmux can capture a frame Ink is still drawing (the dialog written, the rows below not yet),
+    // so wait for one frame that shows the dialog and the running row together.
+    const dialog = await waitUntil(() => {
+      const frame = capture();
+      return frame.includes('Approval 1 of 1') && /e2e-delivery-1\s+accepted\s+running/.test(frame) ? frame : undefined;
+    }, 30_000, 'the approval dialog over the running delivery');
     expect(dialog).toContain('from webhook:gh:e2e-delivery-1');
     expect(dialog).toContain('rm -rf scratch && echo cleaned');
-    expect(dialog).toMatch(/e2e-delivery-1\s+accepted\s+running/);
     send('a');
     const done = await waitUntil(() => { const frame = capture(); return /e2e-delivery-1\s+accepted\s+delivered/.test(frame) ? frame : undefined; }, 30_000, 'the delivered row');
     expect(done).not.toContain('Approval 1 of 1');
@@ -103,8 +106,7 @@ describe('the built console under tmux', () => {
     send('2');
     await waitUntil(() => capture().includes('route gh'), 10_000, 'the Webhook deliveries pane');
     send('e');
-    const form = await waitUntil(() => { const frame = capture(); return frame.includes('Edit webhook route "gh"') ? frame : undefined; }, 10_000, 'the route form');
-    expect(form).toMatch(/events\s+push/);
+    const form = await waitUntil(() => { const frame = capture(); return frame.includes('Edit webhook route "gh"') && /events\s+push/.test(frame) ? frame : undefined; }, 10_000, 'the route form with the edited events');
     expect(form).not.toContain(SECRET);
     send('Escape');
     await waitUntil(() => capture().includes('Edit cancelled; nothing was written.'), 10_000, 'the form to close');
