@@ -7,14 +7,18 @@ import { tempHome } from '../helpers/temp-home.js';
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 describe('the log file writer (issue #18, item 1)', () => {
-  it('appends lines asynchronously, mode 0600, and flushes what is buffered on close', async () => {
+  it('appends the lines of an event-loop turn in one write, mode 0600, and flushes what is buffered on close', async () => {
     const file = path.join(tempHome().root, 'logs', 'gateway.log');
     const log = createLogFile(file);
     for (let n = 0; n < 100; n++) log.write(`{"n":${n}}\n`);
+    expect(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '').toBe(''); // nothing written within the turn
+    await settle();
+    expect(fs.readFileSync(file, 'utf8').split('\n')).toHaveLength(101); // all of it at the end of the turn
+    log.write('{"n":100}\n');
     await log.close();
     const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
-    expect(lines).toHaveLength(100);
-    expect(lines.at(-1)).toBe('{"n":99}');
+    expect(lines).toHaveLength(101);
+    expect(lines.at(-1)).toBe('{"n":100}');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(log.health()).toEqual({ dropped: 0, fault: null });
   });
