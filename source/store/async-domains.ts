@@ -74,10 +74,10 @@ export function sqliteBackends(store: Store, now: () => number = Date.now): Stor
         await committed();
         return outcome;
       },
-      async claimNext(nowMs) {
-        const row = await sync.claimNext(nowMs);
-        if (row) await committed();
-        return row;
+      async claimQueued(nowMs, limit) {
+        const rows = await sync.claimQueued(nowMs, limit);
+        if (rows.length > 0) await committed();
+        return rows;
       },
     },
     intake: { accept: deliveries.accept, committed, acceptCommitted },

@@ -55,6 +55,9 @@ const columns = `id AS seq, route, delivery_id AS deliveryId, event, headers, pr
   replay_of AS replayOf, run_id AS runId, run_status AS runStatus, output, error, delivery_detail AS deliveryDetail,
   received_at_ms AS receivedAtMs, started_at_ms AS startedAtMs, finished_at_ms AS finishedAtMs`;
 
+/** RETURNING gives rows in no set order: the queue's order is the row id's. */
+export const bySeqOrder = (rows: DeliveryRecord[]): DeliveryRecord[] => rows.sort((a, b) => a.seq - b.seq);
+
 function fromRow(row: Record<string, unknown> | undefined): DeliveryRecord | undefined {
   if (!row) return undefined;
   return {
@@ -98,7 +101,7 @@ export function createDeliveryStore(store: Store) {
   // `id = (subquery)`, not `id IN (subquery ... LIMIT n)`: SQLite runs the IN form with RETURNING about
   // 30 times slower (80 µs against 2.5 µs here), even when nothing is queued.
   const claim = db.prepare(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = ?
-    WHERE id = (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT 1) RETURNING ${columns}`);
+    WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT ?) RETURNING ${columns}`);
   const recordRun = db.prepare('UPDATE webhook_deliveries SET run_id = ?, run_status = ?, output = ?, error = ? WHERE id = ?');
   const finish = db.prepare('UPDATE webhook_deliveries SET state = ?, delivery_detail = ?, finished_at_ms = ? WHERE id = ?');
   const finishWithRun = db.prepare('UPDATE webhook_deliveries SET state = ?, delivery_detail = ?, finished_at_ms = ?, run_id = ?, run_status = ?, output = ?, error = ? WHERE id = ?');
@@ -153,9 +156,9 @@ export function createDeliveryStore(store: Store) {
         return fromRow(bySeq.get(seq) as Record<string, unknown>)!;
       });
     },
-    /** Takes the oldest queued delivery and marks it running (FIFO). */
-    claimNext(now: number): DeliveryRecord | undefined {
-      return fromRow(store.write(() => claim.get(now)));
+    /** Takes up to `limit` of the oldest queued deliveries and marks them running; oldest first (FIFO). */
+    claimQueued(now: number, limit: number): DeliveryRecord[] {
+      return bySeqOrder(store.write(() => claim.all(now, limit)).map((row) => fromRow(row as Record<string, unknown>)!));
     },
     /**
      * The agent finished: its result is recorded before delivery, so a crash now never re-runs it.

@@ -45,6 +45,8 @@ export function createFloodGate(options: FloodGateOptions = {}) {
     mayStartRun(): boolean {
       return !judge() || now() - lastStartAt >= WINDOW_MS;
     },
+    /** Whether webhooks are flooding in now (runs then start one at a time). */
+    flooded: (): boolean => judge(),
     /** A run started. */
     started(): void {
       lastStartAt = now();

@@ -52,7 +52,7 @@ async function node(url: string, id: string, chat: { url: string }) {
 async function claimedBy(b: SharedStore, deliveryId: string): Promise<DeliveryRecord> {
   const accepted = await b.backends.deliveries.accept({ route: ROUTE, deliveryId, event: 'push', headers: {}, body: Buffer.from('{}'), prompt: 'Say hi', skills: [], target: 'telegram:42', targetExtra: {}, receivedAtMs: Date.now() }, 60_000);
   expect(accepted.kind).toBe('accepted');
-  const claimed = await b.backends.deliveries.claimNext(Date.now());
+  const claimed = (await b.backends.deliveries.claimQueued(Date.now(), 1))[0];
   expect(claimed?.deliveryId).toBe(deliveryId);
   return claimed!;
 }
@@ -144,7 +144,7 @@ describe('a node taken for dead that wakes up again (cluster mode)', () => {
     await ofB.outputDeliveries.recoverInterrupted(() => false, Date.now());
     const { requeued, undelivered } = await ofB.deliveries.recover();
     expect([requeued, undelivered.map((row) => row.deliveryId)]).toEqual([1, ['fd-6']]);
-    const again = await b.shared.backends.deliveries.claimNext(Date.now() + 5); // B wakes up and claims fd-5 anew
+    const again = (await b.shared.backends.deliveries.claimQueued(Date.now() + 5, 1))[0]; // B wakes up and claims fd-5 anew
     expect(again?.deliveryId).toBe('fd-5');
     expect(await a.shared.nodes.adoptDeliveries('node-b', undelivered)).toEqual(new Set([finished.seq]));
     expect(await a.shared.backends.deliveries.get(unfinished.seq)).toMatchObject({ state: 'running', startedAtMs: again!.startedAtMs });
@@ -164,7 +164,7 @@ describe('a node taken for dead that wakes up again (cluster mode)', () => {
     const first = await claimedBy(b.shared, 'fd-4'); // its run is still on its way when B goes silent
     expect(await takeOver(a.shared, 'node-b')).toEqual([]); // not run yet: queued again
     await new Promise((resolve) => setTimeout(resolve, 5)); // a later claim time
-    const again = await b.shared.backends.deliveries.claimNext(Date.now()); // B, awake, claims it anew
+    const again = (await b.shared.backends.deliveries.claimQueued(Date.now(), 1))[0]; // B, awake, claims it anew
     expect(again).toMatchObject({ seq: first.seq, state: 'running' });
 
     // The first claim's run ends late: nothing it writes or sends counts.

@@ -79,40 +79,51 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
   it('is a FIFO queue: claim, record the run, finish; requeue and recover after a crash', async () => {
     const { deliveries } = await open();
     for (const id of ['q-1', 'q-2', 'q-3']) await deliveries.accept(delivery(id), WINDOW);
-    const first = await deliveries.claimNext(5_000);
+    const first = (await deliveries.claimQueued(5_000, 1))[0];
     expect(first).toMatchObject({ deliveryId: 'q-1', state: 'running', startedAtMs: 5_000 });
     await deliveries.recordRun(first!, { runId: 'run-1', status: 'ok', output: 'LGTM' });
     await deliveries.finish(first!, 'delivered', 'written to the log', 6_000);
     expect(await deliveries.get(first!.seq)).toMatchObject({ state: 'delivered', runId: 'run-1', runStatus: 'ok', output: 'LGTM', deliveryDetail: 'written to the log', finishedAtMs: 6_000 });
 
-    const second = await deliveries.claimNext(7_000);
+    const second = (await deliveries.claimQueued(7_000, 1))[0];
     expect(second!.deliveryId).toBe('q-2');
     await deliveries.requeue(second!);
-    const again = await deliveries.claimNext(8_000);
+    const again = (await deliveries.claimQueued(8_000, 1))[0];
     expect(again!.deliveryId).toBe('q-2');
     // A crash: q-2 ran (its run is recorded) but was not delivered; q-3 was claimed and never ran.
     await deliveries.recordRun(again!, { runId: 'run-2', status: 'ok', output: 'done' });
-    const third = await deliveries.claimNext(9_000);
+    const third = (await deliveries.claimQueued(9_000, 1))[0];
     expect(third!.deliveryId).toBe('q-3');
     const recovered = await deliveries.recover();
     expect(recovered.requeued).toBe(1);
     expect(recovered.undelivered.map((record) => record.deliveryId)).toEqual(['q-2']);
-    const last = await deliveries.claimNext(10_000);
+    const last = (await deliveries.claimQueued(10_000, 1))[0];
     expect(last!.deliveryId).toBe('q-3');
-    expect(await deliveries.claimNext(11_000)).toBeUndefined();
+    expect(await deliveries.claimQueued(11_000, 1)).toEqual([]);
     // A run result not recorded before its delivery (a repeatable target) goes with the final state.
     await deliveries.finish(last!, 'delivered', 'written to the log', 12_000, { runId: 'run-3', status: 'ok', output: 'once' });
     expect(await deliveries.get(last!.seq)).toMatchObject({ state: 'delivered', runId: 'run-3', runStatus: 'ok', output: 'once', deliveryDetail: 'written to the log' });
     expect(await deliveries.counts()).toEqual({ queued: 0, running: 1, delivered: 2, silent: 0, failed: 0, delivery_failed: 0 });
   });
 
+  it('claims several of the oldest queued deliveries in one call, oldest first, as far as there are', async () => {
+    const { deliveries } = await open();
+    for (const id of ['b-1', 'b-2', 'b-3', 'b-4', 'b-5']) await deliveries.accept(delivery(id), WINDOW);
+    const batch = await deliveries.claimQueued(3_000, 3);
+    expect(batch.map((record) => [record.deliveryId, record.state, record.startedAtMs])).toEqual([['b-1', 'running', 3_000], ['b-2', 'running', 3_000], ['b-3', 'running', 3_000]]);
+    expect((await deliveries.claimQueued(4_000, 4)).map((record) => record.deliveryId)).toEqual(['b-4', 'b-5']);
+    expect(await deliveries.counts()).toMatchObject({ queued: 0, running: 5 });
+  });
+
   it('hands each queued delivery to one claimer when three nodes claim at once', async () => {
     const nodes = await backends[name]!(3);
     for (let index = 0; index < 20; index += 1) await nodes[0]!.deliveries.accept(delivery(`c-${index}`), WINDOW);
-    const claimed = await Promise.all(Array.from({ length: 30 }, (_unused, index) => nodes[index % 3]!.deliveries.claimNext(index)));
-    const ids = claimed.filter((record) => record !== undefined).map((record) => record.deliveryId);
+    // Claims of one row and of several at once, from every node at the same time.
+    const claimed = await Promise.all(Array.from({ length: 12 }, (_unused, index) => nodes[index % 3]!.deliveries.claimQueued(index, 1 + (index % 4))));
+    const ids = claimed.flat().map((record) => record.deliveryId);
     expect(ids).toHaveLength(20);
     expect(new Set(ids).size).toBe(20);
+    for (const batch of claimed) expect(batch.map((record) => record.seq)).toEqual(batch.map((record) => record.seq).sort((a, b) => a - b));
   });
 
   it('replays a delivery under a numbered id of its own, with the original body', async () => {
@@ -384,8 +395,8 @@ describe('PostgreSQL: each node recovers only what it held', () => {
     const a = pgBackends(storeA!, Date.now, 'node-a');
     const b = pgBackends(storeB!, Date.now, 'node-b');
     for (const id of ['n-1', 'n-2']) await a.deliveries.accept(delivery(id), WINDOW);
-    const heldByA = (await a.deliveries.claimNext(2_000))!;
-    const heldByB = (await b.deliveries.claimNext(2_000))!;
+    const heldByA = (await a.deliveries.claimQueued(2_000, 1))[0]!;
+    const heldByB = (await b.deliveries.claimQueued(2_000, 1))[0]!;
     await a.runs.started({ id: 'run-a', origin: 'webhook', provider: 'dry-run', systemPrompt: '', prompt: 'p', startedAtMs: 2_000 });
     await b.runs.started({ id: 'run-b', origin: 'webhook', provider: 'dry-run', systemPrompt: '', prompt: 'p', startedAtMs: 2_000 });
 
@@ -403,8 +414,8 @@ describe.each(Object.keys(backends))('crash recovery of webhook runs on %s', (na
   it('takes the result of a run that finished before the crash let the queue record it, instead of running it again', async () => {
     const { deliveries, runs } = (await backends[name]!())[0]!;
     for (const id of ['done-1', 'cut-1']) await deliveries.accept(delivery(id), WINDOW);
-    const done = (await deliveries.claimNext(2_000))!;
-    const cut = (await deliveries.claimNext(2_000))!;
+    const done = (await deliveries.claimQueued(2_000, 1))[0]!;
+    const cut = (await deliveries.claimQueued(2_000, 1))[0]!;
     for (const [runId, row] of [['run-done', done], ['run-cut', cut]] as const) {
       await runs.started({ id: runId, origin: `webhook:gh:${row.deliveryId}`, provider: 'dry-run', systemPrompt: '', prompt: 'p', startedAtMs: 2_100 });
     }

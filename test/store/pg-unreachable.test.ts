@@ -29,6 +29,6 @@ describe('a PostgreSQL store that cannot be reached', () => {
     const accepted = deliveries.accept({ route: 'gh', deliveryId: 'd-1', event: 'push', headers: {}, body: Buffer.from('{}'), prompt: 'p', skills: [], target: 'log', targetExtra: {}, receivedAtMs: 1 }, 60_000);
     await expect(accepted).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(accepted).rejects.toMatchObject({ fault: { kind: 'unreachable' }, retryAfterSeconds: 5, message: expect.stringContaining('the shared PostgreSQL store cannot be reached') });
-    await expect(deliveries.claimNext(1)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(deliveries.claimQueued(1, 1)).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 });

@@ -28,6 +28,7 @@ describe('flood gate', () => {
     for (let i = 0; i < 50; i += 1) gate.arrival();
     loop.spend(100, 0.97);
     expect(gate.mayStartRun()).toBe(true); // judged flooded, but no run started for a window
+    expect(gate.flooded()).toBe(true); // so the queue claims one run, not one per free slot
     gate.started();
     gate.arrival();
     loop.spend(30, 1);
@@ -43,6 +44,7 @@ describe('flood gate', () => {
     steady.spend(100, 0.5);
     for (let i = 0; i < 5; i += 1) {
       expect(gate.mayStartRun()).toBe(true);
+      expect(gate.flooded()).toBe(false);
       gate.started();
     }
 

@@ -171,7 +171,7 @@ describe('webhook run queue (real runner)', () => {
     const store = makeWebhookGateway(home, { routes }).store;
     const deliveries = createDeliveryStore(store);
     deliveries.accept({ route: 'r', deliveryId: 'crashed', event: 'push', headers: {}, body: Buffer.from('{}'), prompt: 'job', skills: [], target: 'local', targetExtra: {}, receivedAtMs: Date.now() });
-    const claimed = deliveries.claimNext(Date.now())!;
+    const claimed = deliveries.claimQueued(Date.now(), 1)[0]!;
     deliveries.recordRun(claimed, { runId: 'run-before-crash', status: 'ok', output: 'recorded output' });
     store.close();
 
@@ -195,7 +195,7 @@ describe('webhook run queue (real runner)', () => {
     const deliveries = createDeliveryStore(store);
     const startedAtMs = Date.now();
     deliveries.accept({ route: 'r', deliveryId: 'cut', event: 'push', headers: {}, body: Buffer.from('{}'), prompt: 'job', skills: [], target: 'local', targetExtra: {}, receivedAtMs: startedAtMs });
-    const claimed = deliveries.claimNext(startedAtMs)!;
+    const claimed = deliveries.claimQueued(startedAtMs, 1)[0]!;
     const runs = createRunStore(store);
     runs.started({ id: 'run-cut', origin: 'webhook:r:cut', provider: 'dry-run', systemPrompt: '', prompt: 'job', startedAtMs });
     runs.finished({ runId: 'run-cut', status: 'ok', output: 'finished before the crash', steps: 1, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, startedAtMs, finishedAtMs: startedAtMs + 1 });
@@ -220,7 +220,7 @@ describe('webhook run queue (real runner)', () => {
     const deliveries = createDeliveryStore(store);
     const startedAtMs = Date.now();
     deliveries.accept({ route: 'r', deliveryId: 'sent', event: 'push', headers: {}, body: Buffer.from('{}'), prompt: 'job', skills: [], target: 'local', targetExtra: {}, receivedAtMs: startedAtMs });
-    const claimed = deliveries.claimNext(startedAtMs)!;
+    const claimed = deliveries.claimQueued(startedAtMs, 1)[0]!;
     void deliveries.recordRun(claimed, { runId: 'run-before-crash', status: 'ok', output: 'sent output' });
     const outputs = createOutputDeliveryStore(store);
     outputs.create({ id: 'od-sent-1', target: 'local', extra: {}, subject: { kind: 'webhook', route: 'r', deliveryId: 'sent', event: 'push' }, output: 'sent output', runFailed: false, createdAtMs: startedAtMs + 1 });

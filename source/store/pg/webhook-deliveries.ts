@@ -1,5 +1,5 @@
 import type { DeliveryBackend } from '../async-domains.js';
-import { FINISHED_RUN_OF_DELIVERY, type DeliveryRecord, type DeliveryState, type NewDelivery } from '../webhook-deliveries.js';
+import { bySeqOrder, FINISHED_RUN_OF_DELIVERY, type DeliveryRecord, type DeliveryState, type NewDelivery } from '../webhook-deliveries.js';
 import { createBatcher } from './batch.js';
 import { asStoreFault, lockKey, type PgStore } from './pg-store.js';
 
@@ -35,8 +35,6 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
   const one = async (sql: string, params: unknown[]) => (await store.query<DeliveryRecord & Record<string, unknown>>(sql, params)).rows[0];
   const insert = async (row: NewDelivery, query: (sql: string, params: unknown[]) => Promise<{ rows: Array<{ id: number }> }> = (sql, params) => store.query(sql, params)) =>
     (await query(insertSql, values(row))).rows[0]!.id;
-  // A claim that cannot reach the store waits quietly for the next try (the run queue's retry).
-  const claim = (sql: string, params: unknown[]) => one(sql, params).catch((error: unknown) => { throw asStoreFault(error); });
   return {
     // One delivery id sent to every node at once: the check and the insert are one step under a lock
     // on (route, delivery id). Accepts that arrive together share one call and one commit (migration
@@ -55,9 +53,14 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
         return (await client.query<DeliveryRecord>(`SELECT ${columns} FROM webhook_deliveries WHERE id = $1`, [seq])).rows[0]!;
       });
     },
-    // SKIP LOCKED: nodes claiming at once each take a different row, none waits for another.
-    claimNext: (now) => claim(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = $1, node_id = $2
-      WHERE id = (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING ${columns}`, [now, nodeId]),
+    // SKIP LOCKED: nodes claiming at once each take different rows, none waits for another. A claim
+    // that cannot reach the store waits quietly for the next try (the run queue's retry).
+    async claimQueued(now, limit) {
+      const { rows } = await store.query<DeliveryRecord>(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = $1, node_id = $2
+        WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING ${columns}`, [now, nodeId, limit])
+        .catch((error: unknown) => { throw asStoreFault(error); });
+      return bySeqOrder(rows);
+    },
     // A claim writes only while it still holds its row (this node, running, claimed at that time):
     // a node that was silent for 3 heartbeats finds its rows queued again, claimed anew (perhaps by
     // itself) or handed to the node that took over, and must not overwrite that work (docs/cluster.md,
