@@ -58,13 +58,22 @@ const columns = `id AS seq, route, delivery_id AS deliveryId, event, headers, pr
 /** RETURNING gives rows in no set order: the queue's order is the row id's. */
 export const bySeqOrder = (rows: DeliveryRecord[]): DeliveryRecord[] => rows.sort((a, b) => a.seq - b.seq);
 
-function fromRow(row: Record<string, unknown> | undefined): DeliveryRecord | undefined {
-  if (!row) return undefined;
+/**
+ * Field by field, not `{ ...row }`: a spread of node:sqlite's row object cost about twice as much
+ * (4 µs a row, measured; every claim reads rows), and the records keep one shape.
+ */
+function fromRow(value: Record<string, unknown> | undefined): DeliveryRecord | undefined {
+  if (!value) return undefined;
+  const row = value as unknown as DeliveryRecord & { headers: string; skills: string; targetExtra: string };
   return {
-    ...(row as unknown as DeliveryRecord),
-    headers: JSON.parse(row.headers as string) as Record<string, string>,
-    skills: JSON.parse(row.skills as string) as string[],
-    targetExtra: JSON.parse(row.targetExtra as string) as DeliverExtra,
+    seq: row.seq, route: row.route, deliveryId: row.deliveryId, event: row.event,
+    headers: JSON.parse(row.headers) as Record<string, string>,
+    prompt: row.prompt,
+    skills: row.skills === '[]' ? [] : (JSON.parse(row.skills) as string[]),
+    target: row.target,
+    targetExtra: row.targetExtra === '{}' ? {} : (JSON.parse(row.targetExtra) as DeliverExtra),
+    state: row.state, replayOf: row.replayOf, runId: row.runId, runStatus: row.runStatus, output: row.output, error: row.error,
+    deliveryDetail: row.deliveryDetail, receivedAtMs: row.receivedAtMs, startedAtMs: row.startedAtMs, finishedAtMs: row.finishedAtMs,
   };
 }
 
