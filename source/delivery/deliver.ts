@@ -144,8 +144,15 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
       // Never below zero: a row another writer failed is counted only from the next read of the store.
       failed = Math.max(0, failed + (status === 'failed' ? 1 : 0) - (record.was === 'failed' ? 1 : 0));
       const state = { status, chunksTotal: result.chunksTotal, chunksSent: result.chunksSent, atMs: now(), ...(result.ok ? { detail: result.detail } : { error: result.reason }) } as const;
-      // Settled on record before the outcome is reported, so whoever reads the history next sees it.
-      await record.writes.write(() => (record.writeOnce ? record.writeOnce(state) : history.settle(record.id, state)));
+      if (record.writeOnce && history.writesInOrder) {
+        // A repeatable target's one row, on SQLite: written now on the one connection, so this
+        // process reads it at once, and it commits with the caller's next write (a webhook's final
+        // state) or before it. Waiting for its own commit cost a commit per run in the drain.
+        record.writeOnce(state).catch(recordLost(deps.logger, record.id));
+      } else {
+        // Settled on record before the outcome is reported, so whoever reads the history next sees it.
+        await record.writes.write(() => (record.writeOnce ? record.writeOnce(state) : history.settle(record.id, state)));
+      }
     }
     // A `log` delivery's own line is the record of it (log-target.ts): no second line saying so.
     if (result.ok && request.target !== 'log') deps.logger.info({ delivery: recordId, target: request.target, ...(request.subject.kind === 'webhook' ? PER_DELIVERY : {}) }, `Delivered ${describeSubject(request)} to ${request.target}: ${result.detail}`);
@@ -207,6 +214,11 @@ interface RecordWrites {
   write(write: () => Promise<void>): Promise<void>;
 }
 
+/** A write of a delivery's record that the store refused: logged; the send is not undone for it. */
+function recordLost(logger: Logger, recordId: string) {
+  return (error: unknown) => logger.warn({ err: error, delivery: recordId }, `Recording delivery ${recordId} failed: ${(error as Error).message}`);
+}
+
 /**
  * One record's writes, in order: its row before its attempts, the attempts before the outcome (on
  * PostgreSQL each is a round trip, and an attempt row needs its delivery row). A write the store
@@ -214,7 +226,7 @@ interface RecordWrites {
  * marked at the next start. Without its row (`first` refused) nothing more is written.
  */
 function recordWrites(recordId: string, first: Promise<void>, logger: Logger): RecordWrites {
-  const lost = (error: unknown) => logger.warn({ err: error, delivery: recordId }, `Recording delivery ${recordId} failed: ${(error as Error).message}`);
+  const lost = recordLost(logger, recordId);
   const created = first.then(() => true, (error: unknown) => {
     lost(error);
     return false;

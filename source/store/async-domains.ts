@@ -24,7 +24,13 @@ export type AuditBackend = AsyncDomain<AuditLog>;
 export type ApprovalBackend = AsyncDomain<ApprovalStore>;
 export type RunBackend = AsyncDomain<RunStore>;
 export type JobBackend = AsyncDomain<JobStore>;
-export type OutputDeliveryBackend = AsyncDomain<OutputDeliveryStore>;
+export type OutputDeliveryBackend = AsyncDomain<OutputDeliveryStore> & {
+  /**
+   * True when a write is made in the call itself and writes commit in the order they are made (SQLite:
+   * one connection, grouped commits): a later write of this process never lands without it.
+   */
+  readonly writesInOrder?: boolean;
+};
 
 /**
  * SQLite's synchronous accept with commits grouped per event-loop turn: the intake's fast path
@@ -86,6 +92,6 @@ export function sqliteBackends(store: Store, now: () => number = Date.now): Stor
     approvals: asynchronous(createApprovalStore(store)),
     runs: asynchronous(createRunStore(store)),
     jobs: asynchronous(createJobStore(store)),
-    outputDeliveries: asynchronous(createOutputDeliveryStore(store)),
+    outputDeliveries: { ...asynchronous(createOutputDeliveryStore(store)), writesInOrder: true },
   };
 }

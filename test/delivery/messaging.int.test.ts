@@ -1,3 +1,4 @@
+import { DatabaseSync } from 'node:sqlite';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDeliveryService } from '../../source/delivery/deliver.js';
@@ -122,5 +123,19 @@ describe('retries and history', () => {
     expect(fake.calls.map((call) => (JSON.parse(call.body) as { content: string }).content[0])).toEqual(['1', '2', '2', '2', '2', '3']);
     expect(await history!.get(first.recordId!)).toMatchObject({ status: 'delivered', chunksSent: 3 });
     expect(await retry(first.recordId!)).toEqual({ ok: false, reason: `delivery ${first.recordId} was already delivered; nothing to retry` });
+  });
+
+  it('on SQLite a repeatable send is on record in this process at once and commits with the next write, not in a commit of its own', async () => {
+    const { deliver, history, store } = await service('telegram', (url) => ({ bot_token: 't', api_base_url: url }));
+    store.setGrouping(true); // as in a running gateway: the writes of a turn share a commit
+    const otherProcess = new DatabaseSync(store.file, { readOnly: true });
+    closers.push(() => otherProcess.close());
+    const onDisk = (id: string) => otherProcess.prepare('SELECT status FROM output_deliveries WHERE id = ?').get(id);
+
+    const sent = await deliver({ target: 'log', output: 'to the log', subject });
+    expect(await history!.get(sent.recordId!)).toMatchObject({ status: 'delivered', target: 'log' }); // this process reads it now
+    expect(onDisk(sent.recordId!)).toBeUndefined(); // deliver() did not wait for a commit
+    await store.committed(); // the caller's next write (a webhook's final state) waits for this commit
+    expect(onDisk(sent.recordId!)).toEqual({ status: 'delivered' });
   });
 });
