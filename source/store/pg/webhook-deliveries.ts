@@ -1,5 +1,5 @@
 import type { DeliveryBackend } from '../async-domains.js';
-import { bySeqOrder, FINISHED_RUN_OF_DELIVERY, type DeliveryRecord, type DeliveryState, type NewDelivery } from '../webhook-deliveries.js';
+import { FINISHED_RUN_OF_DELIVERY, type DeliveryRecord, type DeliveryState, type NewDelivery } from '../webhook-deliveries.js';
 import { createBatcher } from './batch.js';
 import { asStoreFault, lockKey, type PgStore } from './pg-store.js';
 
@@ -59,7 +59,7 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
       const { rows } = await store.query<DeliveryRecord>(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = $1, node_id = $2
         WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING ${columns}`, [now, nodeId, limit])
         .catch((error: unknown) => { throw asStoreFault(error); });
-      return bySeqOrder(rows);
+      return rows.sort((a, b) => a.seq - b.seq); // RETURNING gives rows in no set order
     },
     // A claim writes only while it still holds its row (this node, running, claimed at that time):
     // a node that was silent for 3 heartbeats finds its rows queued again, claimed anew (perhaps by
