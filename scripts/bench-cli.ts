@@ -110,17 +110,35 @@ async function consoleFirstFrames(count: number): Promise<{ frames: number[]; ru
   const textFloor: number[] = [];
   const inkFloor: number[] = [];
   const floors = writeFloors();
+  /** What `session` shows now, for an error message. */
+  const lastScreen = (session: string) => {
+    try {
+      return `; the screen of ${session}:\n${tmux('capture-pane', '-p', '-t', session)}`;
+    } catch {
+      return `; ${session} has ended`;
+    }
+  };
+  /** Waits for `check` to hold; a timeout says what the session showed (the CI log is all we see of a flake). */
+  const waitShowing = async (session: string, check: () => boolean, what: string) => {
+    try {
+      await waitFor(() => (check() ? true : undefined), what, 30_000, 5);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}${lastScreen(session)}`, { cause: error });
+    }
+  };
+  const waitForScreen = (session: string, check: (screen: string) => boolean, what: string) =>
+    waitShowing(session, () => check(tmux('capture-pane', '-p', '-t', session)), what);
   /** Starts `command` in a fresh session and answers the ms until the three markers are on screen; `q` ends it. */
   const firstFrame = async (session: string, command: string) => {
     const started = performance.now();
     tmux('new-session', '-d', '-s', session, '-x', '140', '-y', '45', command);
-    await waitFor(() => (isFullFrame(tmux('capture-pane', '-p', '-t', session)) ? true : undefined), `the first frame of ${session}`, 30_000, 5);
+    await waitForScreen(session, isFullFrame, `the first frame of ${session}`);
     return performance.now() - started;
   };
   const floorRound = async (session: string, script: string) => {
     const ms = await firstFrame(session, `${process.execPath} ${script}`);
     tmux('send-keys', '-t', session, 'q');
-    await waitFor(() => { try { tmux('has-session', '-t', session); return undefined; } catch { return true; } }, `${session} to end`, 30_000);
+    await waitShowing(session, () => { try { tmux('has-session', '-t', session); return false; } catch { return true; } }, `${session} to end`);
     return ms;
   };
   try {
@@ -131,12 +149,12 @@ async function consoleFirstFrames(count: number): Promise<{ frames: number[]; ru
       const started = performance.now();
       const session = `cli${round}`;
       tmux('new-session', '-d', '-s', session, '-x', '140', '-y', '45', `env -u NODE_OPTIONS SWITCHBOARD_HOME=${home} ${process.execPath} ${bin.join(' ')}`);
-      await waitFor(() => (isFullFrame(tmux('capture-pane', '-p', '-t', session)) ? true : undefined), 'the console\'s first frame', 30_000, 5);
+      await waitForScreen(session, isFullFrame, 'the console\'s first frame');
       times.push(performance.now() - started);
-      await waitFor(() => (/^switchboard in-process · http:\/\//.test(tmux('capture-pane', '-p', '-t', session)) ? true : undefined), 'the console\'s gateway to run', 30_000, 5);
+      await waitForScreen(session, (screen) => /^switchboard in-process · http:\/\//.test(screen), 'the console\'s gateway to run');
       running.push(performance.now() - started);
       tmux('send-keys', '-t', session, 'q');
-      await waitFor(() => (fs.existsSync(path.join(home, 'gateway.lock')) ? undefined : true), 'the console to quit', 30_000);
+      await waitShowing(session, () => !fs.existsSync(path.join(home, 'gateway.lock')), 'the console to quit');
       try {
         tmux('kill-session', '-t', session);
       } catch {
