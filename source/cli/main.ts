@@ -1,10 +1,12 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
-// The young generation at most 2 x 4 MB (V8's default grows it to 2 x 16 MB under load): V8 takes
-// that size only at start, hence the flag here (and in `npm start`); a gateway draining webhooks
-// peaks about 25 MB lower at the same CPU (docs/perf/drain.md). Run `node dist/cli/main.js` by hand
-// and you get V8's default.
+#!/usr/bin/env node
+// No Node flags on this line: any V8 flag costs every command about 15 ms (source/cli/gateway-node-flags.ts).
 import module from 'node:module';
 import { silenceSqliteExperimentalWarning } from '../infra/quiet-sqlite-warning.js';
+import { execGatewayWithNodeFlags } from './gateway-node-flags.js';
+
+const argv = process.argv.slice(2);
+// The headless gateway goes on in a process with its heap flags: first, before anything is set up here.
+execGatewayWithNodeFlags(argv, process.argv[1]!);
 
 // Node keeps the compiled code of the modules it loads (in the OS temp folder) for the next start.
 module.enableCompileCache?.();
@@ -20,7 +22,6 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
   process.exit(process.exitCode ?? 0);
 });
-const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // Answered before the command tree loads (what commander would print for it).
   const { version } = await import('./version.js');

@@ -1,3 +1,4 @@
+import { asksForInfo, commandName } from './command-line.js';
 import { Command, CommanderError } from './commander.js';
 import { resolveHome } from '../config/home.js';
 import { gatewayOnHome } from '../operations/connect.js';
@@ -34,8 +35,8 @@ const commandGroups: Record<string, () => Promise<Command>> = {
  */
 async function buildProgram(argv: string[]): Promise<Command> {
   const program = baseProgram();
-  const named = argv.find((arg) => !arg.startsWith('-') && !isHomeValue(argv, arg));
-  const groups = named === undefined && !argv.some(isInfoFlag) ? []
+  const named = commandName(argv);
+  const groups = named === undefined && !asksForInfo(argv) ? []
     : named !== undefined && program.commands.some((command) => command.name() === named) ? []
       : named !== undefined && Object.hasOwn(commandGroups, named) ? [named] : Object.keys(commandGroups);
   for (const command of await Promise.all(groups.map((name) => commandGroups[name]!()))) program.addCommand(command);
@@ -123,7 +124,7 @@ async function openConsole(command: Command): Promise<number> {
 /** Runs the CLI and returns the exit code. No command: the main job (the console in a terminal, else the headless gateway). */
 export async function runCli(argv: string[]): Promise<number> {
   const program = await buildProgram(argv);
-  if (!argv.some((arg) => !arg.startsWith('-') && !isHomeValue(argv, arg)) && !argv.some(isInfoFlag)) {
+  if (commandName(argv) === undefined && !asksForInfo(argv)) {
     program.parseOptions(argv);
     const { home: homeFlag, attach, connect } = program.opts<GlobalOptions & { attach?: boolean }>();
     if (process.stdin.isTTY && process.stdout.isTTY) return openConsole(program);
@@ -143,12 +144,3 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
-function isInfoFlag(arg: string): boolean {
-  return ['-h', '--help', '-v', '--version'].includes(arg);
-}
-
-/** True when `arg` is the value that follows `--home`. */
-function isHomeValue(argv: string[], arg: string): boolean {
-  const index = argv.indexOf(arg);
-  return index > 0 && (argv[index - 1] === '--home' || argv[index - 1] === '--connect');
-}

@@ -34,9 +34,9 @@ export const IN_PROCESS_CONSOLE_HEAP: HeapTuning = { growingPercent: 30, maxNewS
 
 /**
  * The headless gateway (`switchboard gateway`): old space as above. Its young generation is held
- * small from the start instead (`--max-semi-space-size=4` on the bin's shebang, source/cli/main.ts:
- * V8 reads that size only at start). Together they keep a draining gateway under 150 MB
- * (docs/perf/drain.md).
+ * small from the start instead (`--max-semi-space-size=4`, which the gateway command adds by
+ * re-executing itself: source/cli/gateway-node-flags.ts; V8 reads that size only at start).
+ * Together they keep a draining gateway under 150 MB (docs/perf/drain.md).
  */
 export const GATEWAY_HEAP: HeapTuning = IN_PROCESS_CONSOLE_HEAP;
 

@@ -38,9 +38,9 @@ export interface RunningCli {
   exited: Promise<CliResult>;
 }
 
-/** Starts a long-running CLI command (the gateway) as a child process; `stdin: 'pipe'` to type into it. */
-export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; stdin?: 'pipe' } = {}): RunningCli {
-  const child = spawn(process.execPath, [cliPath, ...args], { env: cleanEnv(options.env), stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'] });
+/** Starts a long-running CLI command (the gateway) as a child process; `stdin: 'pipe'` to type into it, `nodeFlags` for Node. */
+export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; stdin?: 'pipe'; nodeFlags?: string[] } = {}): RunningCli {
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), cliPath, ...args], { env: cleanEnv(options.env), stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   const listeners = new Set<() => void>();
