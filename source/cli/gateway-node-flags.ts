@@ -25,12 +25,16 @@ function bothTerminals(): boolean {
  * (`npm start`, NODE_OPTIONS, an operator's own), replaces this process with the same one plus
  * GATEWAY_NODE_FLAGS: `process.execve`, so the pid, stdio and environment stay (a service manager
  * sees one process). Called first thing, before stdio is touched or a file opened. Where execve is
- * missing (Windows) the gateway runs with V8's default sizes.
+ * missing (Windows) or fails, the gateway runs in this process with V8's default sizes.
  */
 export function execGatewayWithNodeFlags(argv: readonly string[], script: string): void {
-  if (typeof process.execve !== 'function') return;
+  if (typeof process.execve !== 'function' || process.platform === 'win32') return; // Windows has no execve (it throws there)
   if (!runsHeadlessGateway(argv, bothTerminals)) return;
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   if (given.some((flag) => flag.startsWith('--max-semi-space-size'))) return;
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...GATEWAY_NODE_FLAGS, script, ...argv], process.env);
+  try {
+    process.execve(process.execPath, [process.execPath, ...process.execArgv, ...GATEWAY_NODE_FLAGS, script, ...argv], process.env);
+  } catch {
+    // Newer Node throws when execve(2) fails (22.x aborts instead): the gateway runs here, with V8's default sizes.
+  }
 }
