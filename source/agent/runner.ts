@@ -62,19 +62,34 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
       return finish('ok');
     }
 
-    const timeout = AbortSignal.timeout(deps.agent.runTimeoutMs);
-    const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+    // One signal for the run: its deadline or the caller's cancel. A timer cleared when the run ends,
+    // not AbortSignal.timeout (whose timer stays until it fires: one per run for run_timeout_seconds)
+    // nor AbortSignal.any (a dependent signal with weak references per run).
+    const limit = new AbortController();
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      limit.abort(new DOMException('The run exceeded agent.run_timeout_seconds', 'TimeoutError'));
+    }, deps.agent.runTimeoutMs);
+    deadline.unref();
+    const caller = request.signal;
+    const forward = () => limit.abort(caller!.reason);
+    if (caller?.aborted) forward();
+    else caller?.addEventListener('abort', forward, { once: true });
     const emit = (event: Parameters<NonNullable<RunRequest['onEvent']>>[0]) => {
       request.onEvent?.(event);
       deps.events?.emit('run.progressed', { runId, origin: request.origin, event });
     };
     try {
-      const outcome = await toolLoop({ model: language, systemPrompt, prompt: request.prompt, tools, signal, runId, request, state, emit });
+      const outcome = await toolLoop({ model: language, systemPrompt, prompt: request.prompt, tools, signal: limit.signal, runId, request, state, emit });
       return outcome === 'answered' ? finish('ok') : finish('failed', `stopped after agent.max_steps (${deps.agent.maxSteps}) steps without a final answer`);
     } catch (error) {
-      if (timeout.aborted) return finish('timeout', `run exceeded agent.run_timeout_seconds (${deps.agent.runTimeoutMs / 1000} s)`);
-      if (request.signal?.aborted) return finish('cancelled', 'the run was cancelled');
+      if (timedOut) return finish('timeout', `run exceeded agent.run_timeout_seconds (${deps.agent.runTimeoutMs / 1000} s)`);
+      if (caller?.aborted) return finish('cancelled', 'the run was cancelled');
       return finish('failed', await describeModelError(error, deps.agent.model.provider, deps.agent.model.apiKey));
+    } finally {
+      clearTimeout(deadline);
+      caller?.removeEventListener('abort', forward);
     }
   };
 

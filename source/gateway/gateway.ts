@@ -154,14 +154,20 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const runAgent: RunAgent = async (request) => {
     const runId = request.runId ?? randomUUID();
     const controller = new AbortController();
+    // The caller's signal (its queue stopping) is forwarded into the run's own: AbortSignal.any made
+    // a dependent signal with weak references for every run, about 1.5% of a dry-run drain.
+    const caller = request.signal;
+    const forward = () => controller.abort(caller!.reason);
+    if (caller?.aborted) forward();
+    else caller?.addEventListener('abort', forward, { once: true });
     inFlight.set(runId, controller);
     try {
       await mcp.ready();
-      const signal = request.signal ? AbortSignal.any([request.signal, controller.signal]) : controller.signal;
-      const run = agentStack.runAgent({ ...request, runId, signal });
+      const run = agentStack.runAgent({ ...request, runId, signal: controller.signal });
       running.add(run);
       return await run.finally(() => running.delete(run));
     } finally {
+      caller?.removeEventListener('abort', forward);
       inFlight.delete(runId);
     }
   };
