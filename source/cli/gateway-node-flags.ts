@@ -22,7 +22,7 @@ function bothTerminals(): boolean {
 
 /**
  * When `argv` runs the headless gateway and Node was not started with a semi-space size already
- * (`npm start`, NODE_OPTIONS, an operator's own), replaces this process with the same one plus
+ * (on Node's command line or in NODE_OPTIONS), replaces this process with the same one plus
  * GATEWAY_NODE_FLAGS: `process.execve`, so the pid, stdio and environment stay (a service manager
  * sees one process). Called first thing, before stdio is touched or a file opened. Where execve is
  * missing (Windows) or fails, the gateway runs in this process with V8's default sizes.
