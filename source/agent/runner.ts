@@ -1,5 +1,6 @@
 import { PER_DELIVERY } from '../infra/log-ring.js';
 import { randomUUID } from 'node:crypto';
+import { followAbort } from '../infra/follow-abort.js';
 import type { LanguageModel } from 'ai';
 import type { Logger } from 'pino';
 import type { GatewayEvents } from '../gateway/events.js';
@@ -72,10 +73,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
       limit.abort(new DOMException('The run exceeded agent.run_timeout_seconds', 'TimeoutError'));
     }, deps.agent.runTimeoutMs);
     deadline.unref();
-    const caller = request.signal;
-    const forward = () => limit.abort(caller!.reason);
-    if (caller?.aborted) forward();
-    else caller?.addEventListener('abort', forward, { once: true });
+    const unfollow = followAbort(limit, request.signal);
     const emit = (event: Parameters<NonNullable<RunRequest['onEvent']>>[0]) => {
       request.onEvent?.(event);
       deps.events?.emit('run.progressed', { runId, origin: request.origin, event });
@@ -85,11 +83,11 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
       return outcome === 'answered' ? finish('ok') : finish('failed', `stopped after agent.max_steps (${deps.agent.maxSteps}) steps without a final answer`);
     } catch (error) {
       if (timedOut) return finish('timeout', `run exceeded agent.run_timeout_seconds (${deps.agent.runTimeoutMs / 1000} s)`);
-      if (caller?.aborted) return finish('cancelled', 'the run was cancelled');
+      if (request.signal?.aborted) return finish('cancelled', 'the run was cancelled');
       return finish('failed', await describeModelError(error, deps.agent.model.provider, deps.agent.model.apiKey));
     } finally {
       clearTimeout(deadline);
-      caller?.removeEventListener('abort', forward);
+      unfollow();
     }
   };
 

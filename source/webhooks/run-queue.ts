@@ -61,10 +61,11 @@ export function createRunQueue(deps: RunQueueDeps) {
   };
 
   /**
-   * Claims work for every free slot in one write (one statement, one commit) and starts it, or a
-   * single run while webhooks flood in (source/webhooks/flood-gate.ts). Runs that never wait on I/O
-   * (dry-run) then run back to back, at most `maxConcurrentRuns` of them, between two turns of the
-   * intake; a claim per slot and turn cost a commit per run (the drain benchmark: a third slower).
+   * Claims work for every free slot in one commit (one statement on PostgreSQL, one per row on
+   * SQLite) and starts it, or a single run while webhooks flood in (source/webhooks/flood-gate.ts).
+   * Runs that never wait on I/O (dry-run) then run back to back, at most `maxConcurrentRuns` of
+   * them, between two turns of the intake; a claim per slot and turn cost a commit per run (the
+   * drain benchmark: a third slower).
    */
   const pump = (): void => {
     if (stopping || claiming) return;
