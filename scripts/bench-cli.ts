@@ -187,7 +187,8 @@ function writeFloors(): { text: string; ink: string } {
   fs.writeFileSync(ink, [
     `const { render, Box, Text } = await import(${JSON.stringify(pathToFileURL(requireHere.resolve('ink')).href)});`,
     `const { createElement: h } = await import(${JSON.stringify(pathToFileURL(requireHere.resolve('react')).href)});`,
-    `const app = render(h(Box, { flexDirection: 'column' }, ${lines.map((line) => `h(Text, null, ${JSON.stringify(line)})`).join(', ')}));`,
+    // interactive as the console is (ui/terminal.ts): with CI set, Ink would write nothing until exit
+    `const app = render(h(Box, { flexDirection: 'column' }, ${lines.map((line) => `h(Text, null, ${JSON.stringify(line)})`).join(', ')}), { interactive: process.stdout.isTTY === true });`,
     `process.stdin.setRawMode(true); process.stdin.on('data', (key) => { if (String(key) === 'q') { app.unmount(); process.exit(0); } });`,
   ].join('\n'));
   return { text, ink };
