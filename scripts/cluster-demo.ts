@@ -173,8 +173,9 @@ function startNode(index: number, port: number, databaseUrl: string): DemoNode {
   void exited.then(() => {
     if (stopping) return;
     const how = child.signalCode ? `was killed by ${child.signalCode}` : `exited with code ${child.exitCode}`;
-    console.log(`node ${index} (${node.id || `pid ${child.pid}`}) ${how}; its output: ${node.output}`);
-    console.log(`  to start it again (it rejoins as ${node.id || 'the same node'}): switchboard gateway --home ${home}`);
+    // one write: a reader that saw the first line sees how to restart it
+    console.log(`node ${index} (${node.id || `pid ${child.pid}`}) ${how}; its output: ${node.output}\n`
+      + `  to start it again (it rejoins as ${node.id || 'the same node'}): switchboard gateway --home ${home}`);
   });
   return node;
 }

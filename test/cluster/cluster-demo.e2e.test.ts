@@ -86,7 +86,9 @@ describe('npm run cluster:demo', () => {
     // A node killed and started again as printed (no database URL in the environment) rejoins under its id.
     process.kill(nodes[2]!.pid, 'SIGKILL');
     await waitUntil(() => output.includes(`node 3 (${nodes[2]!.id}) was killed by SIGKILL`), 20_000, 'the demo to see node 3 die');
-    const restart = /to start it again \(it rejoins as \S+\): switchboard (gateway --home \S+)/.exec(output)![1]!.split(' ');
+    const restartLine = /to start it again \(it rejoins as \S+\): switchboard (gateway --home \S+)\n/;
+    await waitUntil(() => restartLine.test(output), 5_000, 'the demo to say how to start node 3 again');
+    const restart = restartLine.exec(output)![1]!.split(' ');
     const restartEnv = { ...process.env };
     delete restartEnv.SWITCHBOARD_DATABASE_URL;
     again = startCli(restart, { env: restartEnv });
