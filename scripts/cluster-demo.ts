@@ -154,12 +154,13 @@ function startNode(index: number, port: number, databaseUrl: string): DemoNode {
   const webhook = config.platforms!.webhook!.extra!;
   webhook.port = port;
   // The same route on every node (only the port is each node's own): `status` compares the configs.
-  webhook.routes = { demo: { ...webhook.routes!.demo!, secret, description: 'Cluster demo route' } };
+  // Its secret lives in the home's .env with the database URL: neither is printed nor in config.json.
+  webhook.routes = { demo: { ...webhook.routes!.demo!, secret: '${DEMO_WEBHOOK_SECRET}', description: 'Cluster demo route' } };
   // The database URL (with its password) lives in the home's .env, as the README suggests: a node
   // started again by hand (`switchboard gateway --home ...`) rejoins the cluster without it on screen.
   config.store = { url: '${DATABASE_URL}' };
   fs.writeFileSync(path.join(home, 'config.json'), `${JSON.stringify(config, undefined, 2)}\n`, { mode: 0o600 });
-  fs.writeFileSync(path.join(home, '.env'), `DATABASE_URL=${databaseUrl}\n`, { mode: 0o600 });
+  fs.writeFileSync(path.join(home, '.env'), `DATABASE_URL=${databaseUrl}\nDEMO_WEBHOOK_SECRET=${secret}\n`, { mode: 0o600 });
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NODE_OPTIONS; // tsx's loader is for this script, not for the built gateway
   delete env.SWITCHBOARD_HOME;
@@ -202,14 +203,14 @@ function printHowTo(pg: Postgres): void {
   const lines = [
     '',
     `Three gateways on one PostgreSQL (pid ${pg.pid}), everything under ${folder}`,
-    `  database  ${shownDatabaseUrl(pg.url)}  (the whole URL is DATABASE_URL in each home's .env)`,
+    `  database  ${shownDatabaseUrl(pg.url)}  (the whole URL is DATABASE_URL in each home's .env, the route's secret DEMO_WEBHOOK_SECRET)`,
     ...nodes.map((node) => `  node ${node.index}    ${node.url}  pid ${node.child.pid}  home ${node.home}  id ${node.id}`),
     '',
     'In another terminal, `switchboard` below is this build on the pinned Node:',
     `  alias switchboard='${cli}'`,
     '',
     'Post a signed webhook (GitHub style) to each node; all three share one queue, and a delivery id is accepted once:',
-    `  SECRET='${secret}'`,
+    `  SECRET="$(sed -n 's/^DEMO_WEBHOOK_SECRET=//p' ${first!.home}/.env)"`,
     `  BODY='{"action":"opened","pull_request":{"title":"Hello, cluster"}}'`,
     `  SIG="sha256=$(printf '%s' "$BODY" | openssl dgst -sha256 -hmac "$SECRET" | awk '{print $NF}')"`,
     `  for PORT in ${ports}; do curl -s -w ' HTTP %{http_code}\\n' http://127.0.0.1:$PORT/webhooks/demo -H 'content-type: application/json' -H 'x-github-event: pull_request' -H "x-github-delivery: $(openssl rand -hex 16)" -H "x-hub-signature-256: $SIG" --data-binary "$BODY"; done`,
