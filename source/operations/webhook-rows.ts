@@ -35,6 +35,12 @@ export function createWebhookRing(capacity = MAX_WEBHOOK_ROWS, initial: readonly
   let added = 0;
   /** The newest accepted or replayed row of each route and delivery id, by its number. */
   const accepted = new Map<string, number>();
+  /**
+   * Rows added by a run event before their request was seen (by number). In cluster mode another
+   * node may run a delivery before the request's event, relayed in batches, arrives from the node
+   * that answered it: the request then completes that row instead of adding a second one.
+   */
+  const awaitingRequest = new Set<number>();
   let copy: readonly WebhookRow[] = [];
   let dirty = true;
   let counter = 0;
@@ -47,6 +53,7 @@ export function createWebhookRing(capacity = MAX_WEBHOOK_ROWS, initial: readonly
     added += 1;
     const slot = added % capacity;
     const evicted = slots[slot];
+    awaitingRequest.delete(added - capacity);
     if (evicted && runnable(evicted)) {
       const key = keyOf(evicted.route, evicted.deliveryId);
       if (accepted.get(key) === added - capacity) accepted.delete(key);
@@ -67,6 +74,11 @@ export function createWebhookRing(capacity = MAX_WEBHOOK_ROWS, initial: readonly
     counter += 1;
     add({ ...row, key: `${prefix}${counter}` });
   };
+  /** A row for a run whose request has not been seen here (yet). */
+  const pushForRun = (row: Omit<WebhookRow, 'key'>) => {
+    push(row);
+    if (row.outcome === 'accepted') awaitingRequest.add(added);
+  };
   for (const row of initial.slice(0, capacity).reverse()) add(row);
 
   return {
@@ -81,16 +93,21 @@ export function createWebhookRing(capacity = MAX_WEBHOOK_ROWS, initial: readonly
       return copy;
     },
     received(record: WebhookRequestRecord): void {
+      const number = record.outcome === 'accepted' ? accepted.get(keyOf(record.route, record.deliveryId)) : undefined;
+      if (number !== undefined && awaitingRequest.delete(number)) {
+        update(record.route, record.deliveryId, { atMs: record.atMs, status: record.status, ...(record.node ? { node: record.node } : {}) });
+        return;
+      }
       push({ atMs: record.atMs, route: record.route, event: record.event, deliveryId: record.deliveryId, outcome: record.outcome, status: record.status, reason: record.reason, ...(record.node ? { node: record.node } : {}) });
     },
     runStarted(run: WebhookRunStarted): void {
       const node = run.node ? { runNode: run.node } : {};
       if (update(run.route, run.deliveryId, { runState: 'running', ...node })) return;
-      push({ atMs: run.atMs, route: run.route, event: run.event, deliveryId: run.deliveryId, outcome: run.replayOf ? 'replay' : 'accepted', status: 202, runState: 'running', ...node });
+      pushForRun({ atMs: run.atMs, route: run.route, event: run.event, deliveryId: run.deliveryId, outcome: run.replayOf ? 'replay' : 'accepted', status: 202, runState: 'running', ...node });
     },
     completed(done: WebhookCompleted): void {
       const change = { runState: done.state, runStatus: done.runStatus, delivery: done.delivery, ...(done.node ? { runNode: done.node } : {}) };
-      if (!update(done.route, done.deliveryId, change)) push({ atMs: done.atMs, route: done.route, event: done.event, deliveryId: done.deliveryId, outcome: 'accepted', status: 202, ...change });
+      if (!update(done.route, done.deliveryId, change)) pushForRun({ atMs: done.atMs, route: done.route, event: done.event, deliveryId: done.deliveryId, outcome: 'accepted', status: 202, ...change });
     },
   };
 }

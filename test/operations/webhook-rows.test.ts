@@ -3,31 +3,44 @@ import { createWebhookRing, type WebhookRow } from '../../source/operations/webh
 import type { WebhookCompleted } from '../../source/webhooks/types.js';
 
 /** The ring's rules, written the plain way (an array, newest first, and a scan): what the ring must match. */
+type ReferenceRow = WebhookRow & { awaitingRequest?: boolean };
+
 function referenceRing(capacity: number, initial: WebhookRow[]) {
-  let rows = initial.slice(0, capacity);
-  const update = (route: string, deliveryId: string, change: Partial<WebhookRow>) => {
-    const index = rows.findIndex((row) => row.route === route && row.deliveryId === deliveryId && (row.outcome === 'accepted' || row.outcome === 'replay'));
+  let rows: ReferenceRow[] = initial.slice(0, capacity);
+  const newestRunnable = (route: string, deliveryId: string) => rows.findIndex((row) => row.route === route && row.deliveryId === deliveryId && (row.outcome === 'accepted' || row.outcome === 'replay'));
+  const update = (route: string, deliveryId: string, change: Partial<ReferenceRow>) => {
+    const index = newestRunnable(route, deliveryId);
     if (index < 0) return false;
     rows[index] = { ...rows[index]!, ...change };
     return true;
   };
-  const push = (row: Omit<WebhookRow, 'key'>) => {
+  const push = (row: Omit<ReferenceRow, 'key'>) => {
     rows = [{ ...row, key: '' }, ...rows].slice(0, capacity);
   };
+  // A run event with no row to update adds one; an accepted request for it then completes that row.
+  const pushForRun = (row: Omit<WebhookRow, 'key'>) => push({ ...row, ...(row.outcome === 'accepted' ? { awaitingRequest: true } : {}) });
   return {
     rows: () => rows,
-    received: (row: Omit<WebhookRow, 'key'>) => push(row),
+    received: (row: Omit<WebhookRow, 'key'>) => {
+      const index = row.outcome === 'accepted' ? newestRunnable(row.route, row.deliveryId) : -1;
+      if (index >= 0 && rows[index]!.awaitingRequest) {
+        const { awaitingRequest: _done, ...waiting } = rows[index]!;
+        rows[index] = { ...waiting, atMs: row.atMs, status: row.status };
+      } else {
+        push(row);
+      }
+    },
     runStarted: (route: string, deliveryId: string, atMs: number, replay: boolean) => {
-      if (!update(route, deliveryId, { runState: 'running' })) push({ atMs, route, event: 'e', deliveryId, outcome: replay ? 'replay' : 'accepted', status: 202, runState: 'running' });
+      if (!update(route, deliveryId, { runState: 'running' })) pushForRun({ atMs, route, event: 'e', deliveryId, outcome: replay ? 'replay' : 'accepted', status: 202, runState: 'running' });
     },
     completed: (route: string, deliveryId: string, atMs: number, state: WebhookCompleted['state']) => {
       const change = { runState: state, runStatus: 'ok', delivery: { ok: true as const, detail: 'd' } };
-      if (!update(route, deliveryId, change)) push({ atMs, route, event: 'e', deliveryId, outcome: 'accepted', status: 202, ...change });
+      if (!update(route, deliveryId, change)) pushForRun({ atMs, route, event: 'e', deliveryId, outcome: 'accepted', status: 202, ...change });
     },
   };
 }
 
-const withoutKeys = (rows: readonly WebhookRow[]) => rows.map(({ key: _key, ...row }) => row);
+const withoutKeys = (rows: readonly ReferenceRow[]) => rows.map(({ key: _key, awaitingRequest: _awaiting, ...row }) => row);
 
 describe('the webhook rows ring', () => {
   it('matches the plain rules over a long random run of requests, run starts and ends (with eviction)', () => {
@@ -62,6 +75,17 @@ describe('the webhook rows ring', () => {
     expect(withoutKeys(ring.rows())).toEqual(withoutKeys(reference.rows()));
     const keys = ring.rows().map((row) => row.key);
     expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('cluster: a run reported before its request (relayed later from the node that answered it) is one row, with both nodes', () => {
+    const ring = createWebhookRing(5);
+    ring.runStarted({ seq: 1, route: 'a', event: 'e', deliveryId: 'd', origin: 'o', replayOf: null, atMs: 20, node: 'runner' } as never);
+    ring.completed({ seq: 1, route: 'a', event: 'e', deliveryId: 'd', state: 'delivered', runId: 'r', runStatus: 'ok', delivery: { ok: true, detail: 'log' }, atMs: 30, node: 'runner' } as never);
+    ring.received({ atMs: 10, route: 'a', event: 'e', deliveryId: 'd', outcome: 'accepted', status: 202, latencyMs: 1, node: 'intake' });
+    expect(withoutKeys(ring.rows())).toEqual([{ atMs: 10, route: 'a', event: 'e', deliveryId: 'd', outcome: 'accepted', status: 202, runState: 'delivered', runStatus: 'ok', delivery: { ok: true, detail: 'log' }, node: 'intake', runNode: 'runner' }]);
+    // The same delivery id accepted again later (past the idempotency window) is a row of its own.
+    ring.received({ atMs: 40, route: 'a', event: 'e', deliveryId: 'd', outcome: 'accepted', status: 202, latencyMs: 1, node: 'intake' });
+    expect(ring.rows()).toHaveLength(2);
   });
 
   it('hands out the same copy until something changes', () => {
