@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type Conf from 'conf';
 import { ConfigError } from '../config/errors.js';
+import { withoutAddedSignalListeners } from './keep-signals.js';
 
 /** config.json holds secrets: owner-only. */
 const CONFIG_FILE_MODE = 0o600;
@@ -12,7 +13,7 @@ const CONFIG_FILE_MODE = 0o600;
  * command reads config.json, few write it. Node 22 loads this ES module synchronously with require().
  */
 function open(configFile: string): Conf<Record<string, unknown>> {
-  const { default: ConfClass } = createRequire(import.meta.url)('conf') as { default: typeof Conf };
+  const { default: ConfClass } = withoutAddedSignalListeners(() => createRequire(import.meta.url)('conf') as { default: typeof Conf });
   return new ConfClass<Record<string, unknown>>({
     cwd: path.dirname(configFile),
     configName: path.basename(configFile, '.json'),

@@ -91,6 +91,7 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
   const onSignal = (signal: NodeJS.Signals) => void shutdown(`${signal} received`);
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
+  process.once('SIGINT', onSignal); // `kill -INT` from elsewhere; Ctrl-C at the keyboard is a key in raw mode
   process.once('exit', mouseOff);
   mouse.start();
   setImmediate(() => startGateway?.()); // after the first frame is written
@@ -102,6 +103,7 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
   await stopping;
   process.off('SIGTERM', onSignal);
   process.off('SIGHUP', onSignal);
+  process.off('SIGINT', onSignal);
   process.off('exit', mouseOff);
   if (startFailure) throw startFailure.error;
   return 0;

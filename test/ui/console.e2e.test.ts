@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../source/config/default-config.js';
 import { startScriptedModel } from '../fixtures/scripted-model.js';
-import { cliPath } from '../helpers/cli.js';
+import { cliPath, runCli } from '../helpers/cli.js';
 import { tempHome } from '../helpers/temp-home.js';
 import { tmuxServer } from '../helpers/tmux.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
@@ -112,5 +112,22 @@ describe('the built console under tmux', () => {
     await waitUntil(() => capture().includes('Edit cancelled; nothing was written.'), 10_000, 'the form to close');
     send('q');
     await waitUntil(() => !sessionAlive(), 30_000, 'the console to quit on q');
+  });
+
+  it('after config.json was written through it, SIGTERM still stops it in order (conf loads when-exit, which used to re-send the signal)', { timeout: 120_000 }, async () => {
+    const home = tempHome();
+    const config = defaultConfig();
+    config.platforms!.webhook!.extra!.port = 0;
+    fs.mkdirSync(home.root, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(home.configFile, JSON.stringify(config, undefined, 2), { mode: 0o600 });
+    // `; echo` keeps the pane after the console exits, with its exit code.
+    await startConsole(home.lockFile, 120, 30, `sh -c '${process.execPath} ${cliPath} --home ${home.root}; echo "console exit $?"; sleep 30'`);
+    const set = await runCli(['config', 'set', 'logging.level', 'debug', '--home', home.root]);
+    expect(set.stdout + set.stderr).toMatch(/running gateway \(pid \d+\) needs a restart/);
+    const pid = (JSON.parse(fs.readFileSync(home.lockFile, 'utf8')) as { pid: number }).pid;
+    process.kill(pid, 'SIGTERM');
+    await waitUntil(() => capture().includes('console exit'), 30_000, 'the console to exit');
+    expect(capture()).toContain('console exit 0');
+    expect(fs.existsSync(home.lockFile)).toBe(false);
   });
 });
