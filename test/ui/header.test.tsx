@@ -28,4 +28,16 @@ describe('the console header', () => {
     const frame = await waitForFrame(view.lastFrame, (f) => /up \d/.test(f));
     expect(plain(frame).split('\n')[0]).toMatch(/^switchboard in-process · http:\/\/127\.0\.0\.1:\d+ · model dry-run · up \S+ +runs 0 · approvals 0 · failed deliveries 0 · \d\d:\d\d:\d\d$/);
   });
+
+  it('drops the uptime before the clock where both do not fit', async () => {
+    const wide = await renderConsole({ size: { columns: 160, rows: 30 } });
+    closers.push(wide.close);
+    const full = plain(await waitForFrame(wide.lastFrame, (f) => /up \d/.test(f))).split('\n')[0]!.replace(/ {2,}/, '  ');
+    const narrow = await renderConsole({ size: { columns: full.length - 2, rows: 30 } });
+    closers.push(narrow.close);
+    const frame = await waitForFrame(narrow.lastFrame, (f) => /failed deliveries 0/.test(f) && plain(f).split('\n').every((line) => line.length <= full.length - 2));
+    const header = plain(frame).split('\n')[0]!;
+    expect(header).not.toContain(' · up ');
+    expect(header).toMatch(/ · model dry-run +runs 0 · approvals 0 · failed deliveries 0 · \d\d:\d\d:\d\d$/);
+  });
 });

@@ -6,7 +6,7 @@ import { theme } from '../theme.js';
 
 /**
  * Shorter and shorter forms of the header line, most informative first. The listener URL and the
- * model are kept to the last (an operator at 80 columns needs them); the clock, uptime, brand and
+ * model are kept to the last (an operator at 80 columns needs them); the uptime, clock, brand and
  * long labels go first.
  */
 function headerForms(state: ConsoleState, now: number) {
@@ -19,6 +19,7 @@ function headerForms(state: ConsoleState, now: number) {
   const clock = ` · ${clockTime(now)}`;
   return [
     { ...long, rest: `${long.rest}${uptime}`, clock },
+    { ...long, clock },
     { ...long, clock: '' },
     { ...long, failed: 'failed', clock: '' },
     { ...long, where: pid === undefined ? 'in-process' : `pid ${pid}`, failed: 'failed', clock: '' },
