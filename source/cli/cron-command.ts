@@ -1,5 +1,6 @@
 import { Command } from './commander.js';
 import type { JobRequestParams } from '../operations/jobs.js';
+import { commandFor } from '../config/home.js';
 import { homeOf } from './context.js';
 import { formatJob, formatJobTable, formatRunResult, formatRunTable, jobJson } from './cron-format.js';
 import { print, say } from './output.js';
@@ -14,7 +15,7 @@ function skillsOf(options: JobOptions): string[] | undefined {
   return [...options.skill, ...(options.skills ?? '').split(',')].map((skill) => skill.trim()).filter(Boolean);
 }
 
-const localNote = 'No gateway is running on this home: jobs fire while one runs (switchboard gateway).';
+const localNote = (command: Command) => `No gateway is running on this home: jobs fire while one runs (${commandFor(homeOf(command), 'gateway')}).`;
 
 /** `switchboard cron`: scheduled jobs, through the running gateway when there is one. */
 export function cronCommand(): Command {
@@ -38,7 +39,7 @@ export function cronCommand(): Command {
       const { job, timezone } = await session.operations.jobs.create(request);
       if (options.json) print(JSON.stringify(jobJson(job, timezone), undefined, 2));
       else print(`Created job ${formatJob(job, timezone, homeOf(command).root)}`);
-      sayWhere(session, localNote);
+      sayWhere(session, localNote(command));
     }));
 
   cron
@@ -82,7 +83,7 @@ export function cronCommand(): Command {
       });
       if (options.json) print(JSON.stringify(jobJson(job, timezone), undefined, 2));
       else print(`Changed ${formatJob(job, timezone, homeOf(command).root)}`);
-      sayWhere(session, localNote);
+      sayWhere(session, localNote(command));
     }));
 
   for (const verb of ['pause', 'resume', 'remove'] as const) {
@@ -93,7 +94,7 @@ export function cronCommand(): Command {
         const { job, timezone } = await session.operations.jobs[verb]({ job: ref });
         if (verb === 'resume') print(`Resumed ${formatJob(job, timezone, homeOf(command).root)}`);
         else say(`${verb === 'pause' ? 'Paused' : 'Removed'} job ${job.name} (${job.id}).`);
-        sayWhere(session, localNote);
+        sayWhere(session, localNote(command));
       }));
   }
 

@@ -1,6 +1,6 @@
 import { asksForInfo, commandName } from './command-line.js';
 import { Command, CommanderError } from './commander.js';
-import { resolveHome } from '../config/home.js';
+import { commandFor, resolveHome } from '../config/home.js';
 import { gatewayOnHome } from '../operations/connect.js';
 import { ensureConfig, homeOf } from './context.js';
 import { print, reportError, say } from './output.js';
@@ -87,7 +87,7 @@ function baseProgram(): Command {
         print(`Gateway running: pid ${hello.pid} (${hello.mode}), version ${hello.version}${hello.startedAtMs ? `, since ${new Date(hello.startedAtMs).toISOString()}` : ''}`);
         if (hello.webhookUrl) print(`  webhooks  ${hello.webhookUrl}`);
         print(`  control   ${hello.socketPath}${hello.tcpUrl ? ` and ${hello.tcpUrl}` : ''}`);
-        print(`  attach    switchboard --attach${home.root === resolveHome(undefined).root ? '' : ` --home ${home.root}`}`);
+        print(`  attach    ${commandFor(home, '--attach')}`);
         for (const line of (await import('./cluster-status.js')).clusterLines(cluster, home.root)) print(line);
       } else if (locked) {
         print(`Gateway running: pid ${locked.pid}, since ${locked.startedAt}, but its control socket ${home.controlSocket} does not answer (home ${home.root})`);

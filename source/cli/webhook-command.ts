@@ -5,6 +5,8 @@ import type { RouteView, SubscribedView } from '../operations/webhooks.js';
 import { OperatorError } from '../operations/errors.js';
 import { print, say } from './output.js';
 import { withOperations } from './session.js';
+import { homeOf } from './context.js';
+import { commandFor } from '../config/home.js';
 
 /** `switchboard webhook ...`: dynamic subscriptions (spec 2.8), tests, deliveries and replays, through the running gateway when there is one. */
 export function webhookCommand(): Command {
@@ -29,7 +31,7 @@ export function webhookCommand(): Command {
       if (options.json) print(JSON.stringify(subscribedJson(result), undefined, 2));
       else printSubscribed(result);
       if (result.shadowed) say(`Not served: config.json has a static route "${result.subscription.name}", which wins; this subscription is served once that route is removed.`);
-      else say(session.where === 'gateway' ? `The running gateway (pid ${session.hello.pid}) serves it now.` : 'No gateway is running: it is served once one starts (switchboard gateway).');
+      else say(session.where === 'gateway' ? `The running gateway (pid ${session.hello.pid}) serves it now.` : `No gateway is running: it is served once one starts (${commandFor(homeOf(command), 'gateway')}).`);
     }));
 
   webhook
@@ -65,7 +67,7 @@ export function webhookCommand(): Command {
       const result = await operations.webhooks.test({ route, event: options.event, ...(payload ? { payload } : {}) });
       print(`HTTP ${result.status}`);
       print(typeof result.body === 'string' ? result.body : JSON.stringify(result.body));
-      if (result.status === 202) say(`Follow it with: switchboard webhook deliveries --route ${route}`);
+      if (result.status === 202) say(`Follow it with: ${commandFor(homeOf(command), `webhook deliveries --route ${route}`)}`);
       if (result.status >= 400) process.exitCode = 1;
     }));
 
@@ -88,7 +90,7 @@ export function webhookCommand(): Command {
     .action((deliveryId: string, _options, command: Command) => withOperations(command, async (session) => {
       const copy = await session.operations.webhooks.replay({ deliveryId });
       say(`Replay of ${deliveryId} queued as ${copy.deliveryId} (route ${copy.route}).`);
-      say(session.where === 'gateway' ? `The running gateway (pid ${session.hello.pid}) runs it now.` : 'No gateway is running: it runs when the gateway next starts (switchboard gateway).');
+      say(session.where === 'gateway' ? `The running gateway (pid ${session.hello.pid}) runs it now.` : `No gateway is running: it runs when the gateway next starts (${commandFor(homeOf(command), 'gateway')}).`);
       print(copy.deliveryId);
     }));
 

@@ -28,6 +28,17 @@ export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = p
   return homeLayout(path.resolve(expandTilde(chosen)));
 }
 
+/**
+ * `switchboard <args>` as the operator should type it for this home: with `--home` unless the home
+ * is the one found without it (from $SWITCHBOARD_HOME or ~/.switchboard), so a hint copied as
+ * printed acts on the same home.
+ */
+export function commandFor(home: HomeLayout, args: string): string {
+  const root = /^[\w@%+=:,./-]+$/.test(home.root) ? home.root : `'${home.root.replaceAll("'", "'\\''")}'`;
+  const homeFlag = home.root === resolveHome(undefined).root ? '' : `--home ${root}`;
+  return ['switchboard', args, homeFlag].filter(Boolean).join(' ');
+}
+
 export function homeLayout(root: string): HomeLayout {
   const logsDir = path.join(root, 'logs');
   return {

@@ -1,3 +1,4 @@
+import { commandFor } from '../config/home.js';
 import type { McpServerConfig } from '../config/types.js';
 import type { McpReloadResult, McpServerView } from '../mcp/manager.js';
 import { readConfigFile } from '../infra/config-file.js';
@@ -24,7 +25,7 @@ export interface McpOperations {
 export function createMcpOperations(core: OperationsCore): McpOperations {
   const configured = (): Record<string, McpServerConfig> => ((readConfigFile(core.home.configFile) ?? {}) as ConfigFile).mcp_servers ?? {};
   const running = (what: string) => {
-    if (core.where !== 'gateway') throw new OperatorError('unavailable', `No gateway is running on ${core.home.root}: nothing to ${what}`, 'Start it with: switchboard gateway');
+    if (core.where !== 'gateway') throw new OperatorError('unavailable', `No gateway is running on ${core.home.root}: nothing to ${what}`, `Start it with: ${commandFor(core.home, 'gateway')}`);
   };
   const change = async (name: string, entry: McpServerConfig | undefined, by: string): Promise<ConfigChangeView> => {
     const result = await core.config().set(['mcp_servers', name], entry, by);

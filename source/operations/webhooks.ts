@@ -1,3 +1,4 @@
+import { commandFor } from '../config/home.js';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MASK } from '../config/mask.js';
@@ -51,7 +52,7 @@ export function createWebhookOperations(core: OperationsCore): WebhookOperations
   };
   const running = (what: string) => {
     if (core.where !== 'gateway') {
-      throw new OperatorError('unavailable', `No gateway is running on ${core.home.root}, so ${what} cannot happen now`, 'Start it with: switchboard gateway (or switchboard), then try again.');
+      throw new OperatorError('unavailable', `No gateway is running on ${core.home.root}, so ${what} cannot happen now`, `Start it with: ${commandFor(core.home, 'gateway')} (or ${commandFor(core.home, '')}), then try again.`);
     }
   };
   const urlOf = async (name: string) => (await (await webhooks()).routes()).find((route) => route.name === name)?.url ?? `/webhooks/${encodeURIComponent(name)}`;

@@ -1,5 +1,5 @@
 import { render } from 'ink';
-import type { HomeLayout } from '../config/home.js';
+import { commandFor, type HomeLayout } from '../config/home.js';
 import { canOpenBrowser, openBrowser } from '../infra/browser.js';
 import { copyToClipboard } from '../infra/clipboard.js';
 import { openInEditor } from '../infra/editor.js';
@@ -44,7 +44,7 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
   } else if (await runningGatewayOn(home)) {
     link = await attachLink({ socketPath: home.controlSocket });
   } else if (options.attach) {
-    throw new OperatorError('unavailable', `No gateway is running on ${home.root}`, 'Start one with: switchboard gateway (or run switchboard without --attach to run it in this console).');
+    throw new OperatorError('unavailable', `No gateway is running on ${home.root}`, `Start one with: ${commandFor(home, 'gateway')} (or run switchboard without --attach to run it in this console).`);
   } else {
     // The first frame is drawn from the config while the core loads and starts (an attached console never loads the core).
     const { startingGateway } = await import('../operations/starting-link.js');

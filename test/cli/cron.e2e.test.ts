@@ -35,7 +35,7 @@ describe('switchboard cron', () => {
     const plain = await cli(home, 'cron', 'create', 'every 2h', 'Check the disk', '--name', 'disk');
     expect(plain.code).toBe(0);
     expect(plain.stdout).toMatch(/^Created job disk \([0-9a-f]{8}\)\n {2}schedule {3}every 2h \(Europe\/Berlin\)\n {2}next run {3}\w{3} \d{4}-\d\d-\d\d \d\d:\d\d (CET|CEST|GMT\+\d)\n {2}deliver {4}local -> /);
-    expect(plain.stderr).toContain('No gateway is running on this home');
+    expect(plain.stderr).toContain(`No gateway is running on this home: jobs fire while one runs (switchboard gateway --home ${home.root}).`);
 
     const list = await cli(home, 'cron', 'list');
     expect(list.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+SCHEDULE\s+NEXT RUN\s+LAST\s+DELIVER$/);
