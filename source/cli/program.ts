@@ -2,6 +2,7 @@ import { asksForInfo, commandName } from './command-line.js';
 import { Command, CommanderError } from './commander.js';
 import { commandFor, resolveHome } from '../config/home.js';
 import { gatewayOnHome } from '../operations/connect.js';
+import { OperatorError } from '../operations/errors.js';
 import { ensureConfig, homeOf } from './context.js';
 import { print, reportError, say } from './output.js';
 import { connectTarget, type GlobalOptions } from './session.js';
@@ -88,12 +89,25 @@ function baseProgram(): Command {
         if (hello.webhookUrl) print(`  webhooks  ${hello.webhookUrl}`);
         print(`  control   ${hello.socketPath}${hello.tcpUrl ? ` and ${hello.tcpUrl}` : ''}`);
         print(`  attach    ${commandFor(home, '--attach')}`);
+        print(`  stop      ${commandFor(home, 'stop')}`);
         for (const line of (await import('./cluster-status.js')).clusterLines(cluster, home.root)) print(line);
       } else if (locked) {
         print(`Gateway running: pid ${locked.pid}, since ${locked.startedAt}, but its control socket ${home.controlSocket} does not answer (home ${home.root})`);
       } else {
         print(`No gateway is running on ${home.root}`);
       }
+    });
+
+  program
+    .command('stop')
+    .description('Stop the gateway running on this home, in order (as SIGTERM does), and wait until it has stopped')
+    .action(async (_options, command: Command) => {
+      if (connectTarget(command)) {
+        process.exitCode = reportError(new OperatorError('invalid', 'stop works on a gateway of this machine (--home), not over --connect', 'Run it on the gateway\'s machine.'));
+        return;
+      }
+      const { stopGateway } = await import('./stop-command.js');
+      process.exitCode = await stopGateway(homeOf(command));
     });
   return program;
 }

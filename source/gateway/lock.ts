@@ -1,5 +1,7 @@
 import { processStartTime } from '../infra/child-records.js';
 import fs from 'node:fs';
+import path from 'node:path';
+import { commandFor, homeLayout } from '../config/home.js';
 
 export interface GatewayLockInfo {
   pid: number;
@@ -17,7 +19,7 @@ export class GatewayLockedError extends Error {
     this.name = 'GatewayLockedError';
   }
   get hint(): string {
-    return `Stop it first (kill ${this.holder.pid}), or use another home with --home DIR.`;
+    return `Stop it first (${commandFor(homeLayout(path.dirname(this.lockFile)), 'stop')}), or use another home with --home DIR.`;
   }
 }
 
