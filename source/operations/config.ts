@@ -1,8 +1,9 @@
-import { getAt } from '../config/edit.js';
+import { getAt, setAt } from '../config/edit.js';
 import { formatKeyPath, parseKeyPath } from '../config/key-path.js';
 import { maskSecrets } from '../config/mask.js';
 import type { ConfigFile } from '../config/types.js';
-import type { ConfigIssue } from '../config/validate.js';
+import { schemaKey } from '../config/schema.js';
+import { validateConfig, type ConfigIssue } from '../config/validate.js';
 import type { ConfigApplied, ConfigChangeResult } from '../gateway/config-commands.js';
 import { checkConfig } from '../gateway/check-config.js';
 import { readConfigFile } from '../infra/config-file.js';
@@ -42,6 +43,21 @@ export function keySegments(key: string, method: string): string[] {
   return segments;
 }
 
+/**
+ * `config get` of a key config.json does not hold: a key the schema does not know is named as
+ * unknown, with the schema's suggestion (as `config set` does); a known one says its default
+ * applies, in the words of its description.
+ */
+function unsetKeyError(file: ConfigFile, segments: string[]): OperatorError {
+  const key = formatKeyPath(segments);
+  const unknown = validateConfig(setAt(file, segments, null)).find((issue) => issue.path === key && issue.reason.startsWith('unknown key'));
+  if (unknown) return new OperatorError('not_found', `${key}: ${unknown.reason}`, 'The configuration reference in the README lists every key.');
+  const { description, entries } = schemaKey(segments);
+  const missingEntry = entries.find((index) => getAt(file, segments.slice(0, index + 1)) === undefined);
+  if (missingEntry !== undefined) return new OperatorError('not_found', `${formatKeyPath(segments.slice(0, missingEntry + 1))} is not in config.json`, 'config show lists what it holds.');
+  return new OperatorError('not_found', `${key} is not set in config.json, so its default applies`, description ?? 'See the configuration reference in the README for defaults.');
+}
+
 export function createConfigOperations(core: OperationsCore): ConfigOperations {
   const file = () => core.home.configFile;
   const readFile = (): ConfigFile => {
@@ -65,8 +81,10 @@ export function createConfigOperations(core: OperationsCore): ConfigOperations {
     },
     async get(params: Params) {
       const key = text(params, 'key', 'config.get');
-      const value = getAt(readFile(), keySegments(key, 'config.get'));
-      if (value === undefined) throw new OperatorError('not_found', `${key} is not set in config.json`, 'See the configuration reference in the README for defaults.');
+      const segments = keySegments(key, 'config.get');
+      const file = readFile();
+      const value = getAt(file, segments);
+      if (value === undefined) throw unsetKeyError(file, segments);
       return { key, value };
     },
     async set(params: Params) {

@@ -98,7 +98,13 @@ describe('switchboard CLI', () => {
     expect((await runCli(['config', 'unset', 'timezone', '--home', home.root])).code).toBe(0);
     const missing = await runCli(['config', 'get', 'timezone', '--home', home.root]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('timezone is not set');
+    expect(missing.stderr).toContain('timezone is not set in config.json, so its default applies\n  IANA time zone for schedules and displayed times. Default: the system zone.');
+    // A misspelt key is named as unknown, with the schema's suggestion; a missing route as missing.
+    const misspelt = await runCli(['config', 'get', 'platforms.webhook.extra.prot', '--home', home.root]);
+    expect(misspelt.code).toBe(1);
+    expect(misspelt.stderr).toContain('error: platforms.webhook.extra.prot: unknown key; did you mean "port"?');
+    expect((await runCli(['config', 'get', 'platforms.webhook.extra.routes.nosuch.secret', '--home', home.root])).stderr)
+      .toContain('error: platforms.webhook.extra.routes.nosuch is not in config.json');
   });
 
   it('changes config through the running gateway: applied at once, or it says which keys need a restart', async () => {
