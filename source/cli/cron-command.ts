@@ -87,15 +87,16 @@ export function cronCommand(): Command {
     }));
 
   for (const verb of ['pause', 'resume', 'remove'] as const) {
-    cron
+    const verbCommand = cron
       .command(`${verb} <job>`)
       .description({ pause: 'Stop firing a job (kept, with its history)', resume: 'Fire a paused job again, from its next slot', remove: 'Delete a job (its run history stays)' }[verb])
       .action((ref: string, _options, command: Command) => withOperations(command, async (session) => {
         const { job, timezone } = await session.operations.jobs[verb]({ job: ref });
         if (verb === 'resume') print(`Resumed ${formatJob(job, timezone, homeOf(command).root)}`);
-        else say(`${verb === 'pause' ? 'Paused' : 'Removed'} job ${job.name} (${job.id}).`);
+        else print(`${verb === 'pause' ? 'Paused' : 'Removed'} job ${job.name} (${job.id}).`); // the result, on stdout as resume's
         sayWhere(session, localNote(command));
       }));
+    if (verb === 'remove') verbCommand.alias('delete').alias('rm');
   }
 
   cron

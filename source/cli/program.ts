@@ -135,8 +135,23 @@ async function openConsole(command: Command): Promise<number> {
   }
 }
 
+/**
+ * `help <command> [<subcommand>]` is `<command> [<subcommand>] --help` (commander's own `help` stops
+ * at the first word), and `help` of a command that does not exist runs that name, so commander says
+ * "unknown command" with its suggestion instead of printing the whole help.
+ */
+function helpAsFlag(argv: string[]): string[] {
+  if (commandName(argv) !== 'help') return argv;
+  const at = argv.indexOf('help');
+  const [before, rest] = [argv.slice(0, at), argv.slice(at + 1)];
+  if (rest.length === 0) return [...before, '--help'];
+  const known = rest[0]!.startsWith('-') || baseProgram().commands.some((command) => command.name() === rest[0]) || Object.hasOwn(commandGroups, rest[0]!);
+  return known ? [...before, ...rest, '--help'] : [...before, ...rest];
+}
+
 /** Runs the CLI and returns the exit code. No command: the main job (the console in a terminal, else the headless gateway). */
-export async function runCli(argv: string[]): Promise<number> {
+export async function runCli(given: string[]): Promise<number> {
+  const argv = helpAsFlag(given);
   const program = await buildProgram(argv);
   if (commandName(argv) === undefined && !asksForInfo(argv)) {
     program.parseOptions(argv);

@@ -33,6 +33,12 @@ describe('switchboard CLI', () => {
     expect(help.stdout).toMatch(/gateway\s+Run the gateway headless/);
     const version = await runCli(['--version']);
     expect(version.stdout.trim()).toBe(JSON.parse(fs.readFileSync('package.json', 'utf8')).version);
+    // `help <command> <subcommand>` is that subcommand's help; `help` of an unknown name says so.
+    const sub = await runCli(['help', 'cron', 'create']);
+    expect([sub.code, sub.stdout.split('\n')[0]]).toEqual([0, 'Usage: switchboard cron create [options] <schedule> <prompt>']);
+    const unknown = await runCli(['help', 'crn']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe("error: unknown command 'crn'\n(Did you mean cron?)\n");
   });
 
   it('stops quietly when its reader has closed the pipe (| head, | true)', () => {

@@ -42,7 +42,7 @@ describe('switchboard cron', () => {
     expect(list.stdout).toContain('disk');
     expect((await cli(home, 'cron', 'show', 'disk')).stdout).toContain('prompt     Check the disk');
 
-    expect((await cli(home, 'cron', 'pause', 'disk')).stderr).toMatch(/^Paused job disk/);
+    expect((await cli(home, 'cron', 'pause', 'disk')).stdout).toMatch(/^Paused job disk/);
     expect((await cli(home, 'cron', 'list')).stdout).not.toContain('disk');
     expect((await cli(home, 'cron', 'list', '--all')).stdout).toMatch(/disk\s+every 2h\s+paused/);
     const pausedAgain = await cli(home, 'cron', 'pause', 'disk');
@@ -68,7 +68,7 @@ describe('switchboard cron', () => {
     expect(twin.code).toBe(1);
     expect(twin.stderr).toMatch(/a job named "disk" already exists \([0-9a-f]{8}\): choose another name/);
 
-    expect((await cli(home, 'cron', 'remove', job.id)).stderr).toContain(`Removed job summarize-open-pull-requests-for-the-team (${job.id})`);
+    expect((await cli(home, 'cron', 'delete', job.id)).stdout).toContain(`Removed job summarize-open-pull-requests-for-the-team (${job.id})`); // delete and rm are remove's aliases
     expect((await cli(home, 'cron', 'show', job.id)).stderr).toContain(`no job with id or name "${job.id}"`);
   });
 
