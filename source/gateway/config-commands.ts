@@ -113,7 +113,9 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
     };
     if (changed.length > 0) {
       void deps.audit.record(by, 'config.changed', changed.join(', ')).catch(() => {}); // kept by the store; a lost line never fails a change
-      deps.logger.info(`config.json changed (${changed.join(', ')})${applied.restartNeeded.length > 0 ? `; needs a restart: ${applied.restartNeeded.join(', ')}` : ''}`);
+      // A command with no gateway running (the CLI's own process) has nothing to restart.
+      const when = !deps.live() ? ' while no gateway runs: applied when one starts' : applied.restartNeeded.length > 0 ? `; needs a restart: ${applied.restartNeeded.join(', ')}` : '';
+      deps.logger.info(`config.json changed (${changed.join(', ')})${when}`);
       deps.events.emit('config.changed', { changed, restartNeeded: applied.restartNeeded });
     }
     return applied;

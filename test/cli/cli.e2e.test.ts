@@ -98,6 +98,8 @@ describe('switchboard CLI', () => {
 
     expect((await runCli(['config', 'set', 'timezone', 'Europe/Paris', '--home', home.root])).code).toBe(0);
     expect((await runCli(['config', 'get', 'timezone', '--home', home.root])).stdout).toBe('Europe/Paris\n');
+    // With no gateway running, the log says the change waits for one (not that something needs a restart).
+    expect(fs.readFileSync(path.join(home.root, 'logs', 'gateway.log'), 'utf8')).toContain('config.json changed (timezone) while no gateway runs: applied when one starts');
     const setKey = await runCli(['config', 'set', 'model', '{"provider":"openai","api_key":"sk-very-secret"}', '--home', home.root]);
     expect(setKey.stderr).not.toContain('sk-very-secret');
     expect((await runCli(['config', 'show', '--home', home.root])).stdout).not.toContain('sk-very-secret');
