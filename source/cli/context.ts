@@ -16,10 +16,13 @@ export function loadConfigFor(home: HomeLayout, homeFlag: string | undefined): L
   return loaded;
 }
 
-/** Writes the first-run default config.json (and says so) when the home has none; never validates (a broken file stays fixable). */
-export function ensureConfig(home: HomeLayout, homeFlag: string | undefined): void {
-  if (fs.existsSync(home.configFile)) return;
-  loadConfigFor(home, homeFlag);
+/**
+ * Writes the first-run default config.json (and says so) when the home has none; never validates (a
+ * broken file stays fixable). True when it wrote one.
+ */
+export function ensureConfig(home: HomeLayout, homeFlag: string | undefined): boolean {
+  if (fs.existsSync(home.configFile)) return false;
+  return loadConfigFor(home, homeFlag).created;
 }
 
 function announceFirstRun(home: HomeLayout, loaded: LoadedConfig, homeFlag: string | undefined): void {

@@ -124,12 +124,12 @@ async function openConsole(command: Command): Promise<number> {
     const options = command.optsWithGlobals<GlobalOptions & { attach?: boolean; color?: boolean; mouse?: boolean }>();
     const home = homeOf(command);
     const connect = connectTarget(command);
-    if (!connect && !options.attach) ensureConfig(home, options.home);
+    const firstRun = !connect && !options.attach && ensureConfig(home, options.home);
     if (options.color === false) (await import('../ui/theme.js')).applyNoColorFlag(process.env, process.argv);
     slimInkImports();
     await loadYogaWithoutFetch();
     const { runConsole } = await import('../ui/run-console.js');
-    return await runConsole({ home, version, ...(options.attach ? { attach: true } : {}), ...(connect ? { connect } : {}), ...(options.mouse === false ? { mouse: false } : {}) });
+    return await runConsole({ home, version, ...(options.attach ? { attach: true } : {}), ...(connect ? { connect } : {}), ...(options.mouse === false ? { mouse: false } : {}), ...(firstRun ? { firstRun } : {}) });
   } catch (error) {
     return reportError(error);
   }

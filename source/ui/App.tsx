@@ -46,6 +46,8 @@ export interface AppProps {
   /** Opens $EDITOR on a file (the terminal is suspended around it). */
   openEditor: (file: string) => Promise<EditorResult>;
   onQuit: () => void;
+  /** The first notice of the bottom line, instead of the key hint (the first run's config.json). */
+  firstNotice?: string;
 }
 
 const panes = ['MCP', 'Webhooks', 'Jobs', 'Approvals', 'Logs', 'Output'] as const;
@@ -62,7 +64,7 @@ export function App(props: AppProps) {
   return <InputRouter><Console {...props} /></InputRouter>;
 }
 
-function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppProps) {
+function Console({ model, link, local, copy, openUrl, openEditor, onQuit, firstNotice }: AppProps) {
   const ops = link.operations;
   const { suspendTerminal } = useApp();
   const state = useConsoleState(model);
@@ -72,7 +74,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit }: AppP
   /** Overlays over the panes, the last on top: it gets keys first, Esc (or its own keys) closes it. */
   const [stack, setStack] = useState<StackedOverlay[]>([]);
   const lastId = useRef(0);
-  const { notice, notices, setNotice } = useNotices('Press ? for keys, / for commands.');
+  const { notice, notices, setNotice } = useNotices(firstNotice ?? 'Press ? for keys, / for commands.');
   /** The command lines run in this console, oldest first: ↑ and ↓ on the command line recall them. */
   const [commandHistory, setCommandHistory] = useState<readonly string[]>([]);
   /** Each pane's filter (F), kept while other panes are shown. */

@@ -22,6 +22,8 @@ export interface ConsoleOptions {
   connect?: { url: string; token?: string };
   /** False with `--no-mouse`: no mouse reporting, the terminal's own selection works as usual. */
   mouse?: boolean;
+  /** This start wrote the home's first config.json: the console's first notice says so (stderr is under the console's screen). */
+  firstRun?: boolean;
 }
 
 /**
@@ -86,7 +88,8 @@ export async function runConsole(options: ConsoleOptions): Promise<number> {
     })();
     return stopping;
   };
-  const view = () => <App model={model} link={link} local={local} copy={copyToClipboard} openUrl={openUrlWhenDisplayed} openEditor={(file) => mouse.paused(() => openInEditor(file))} onQuit={() => void shutdown('operator quit')} />;
+  const view = () => <App model={model} link={link} local={local} copy={copyToClipboard} openUrl={openUrlWhenDisplayed} openEditor={(file) => mouse.paused(() => openInEditor(file))} onQuit={() => void shutdown('operator quit')}
+    {...(options.firstRun ? { firstNotice: `First run: created ${home.configFile} with a demo route, /webhooks/demo (more when you quit). ? for keys.` } : {})} />;
   const app = render(view(), { exitOnCtrlC: false, alternateScreen: true, maxFps: 30, interactive: terminalIsInteractive() });
   const onSignal = (signal: NodeJS.Signals) => void shutdown(`${signal} received`);
   process.once('SIGTERM', onSignal);

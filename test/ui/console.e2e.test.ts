@@ -114,6 +114,13 @@ describe('the built console under tmux', () => {
     await waitUntil(() => !sessionAlive(), 30_000, 'the console to quit on q');
   });
 
+  it('on a fresh home, its first notice says where config.json was written (stderr is under its screen)', { timeout: 60_000 }, async () => {
+    const home = tempHome();
+    tmux('new-session', '-d', '-s', 'console', '-x', '140', '-y', '45', `${process.execPath} ${cliPath} --home ${home.root}`);
+    closers.push(() => { if (sessionAlive()) tmux('kill-server'); });
+    await waitUntil(() => capture().includes(`First run: created ${home.configFile} with a demo route, /webhooks/demo (more when you quit). ? for keys.`), 20_000, 'the first-run notice on the bottom line');
+  });
+
   it('after config.json was written through it, SIGTERM still stops it in order (conf loads when-exit, which used to re-send the signal)', { timeout: 120_000 }, async () => {
     const home = tempHome();
     const config = defaultConfig();
