@@ -38,6 +38,15 @@ describe('switchboard deliveries', () => {
     expect(retry.code).toBe(0);
     expect(fake.calls).toHaveLength(4);
     expect((await runCli(['deliveries', 'list', '--failed', '--home', home.root])).stderr).toBe('No failed deliveries.\n');
+    // A local send (log) is recorded with its outcome and no attempts: the list does not say "0 attempt(s)".
+    const local = await (async () => {
+      const again = openStore(home.stateDb);
+      const result = await createDeliveryService({ homeRoot: home.root, logger: pino({ level: 'silent' }), config, history: sqliteBackends(again).outputDeliveries }).deliver({ target: 'log', output: 'fine', subject: { kind: 'job', jobId: 'j8', jobName: 'daily', runId: 'r2' } });
+      again.close();
+      return result;
+    })();
+    const logged = (await runCli(['deliveries', 'list', '--home', home.root])).stdout.split('\n').find((line) => line.startsWith(local.recordId!.slice(0, 8)))!;
+    expect(logged).toMatch(/ delivered log {2}job daily \(j8\) run r2 {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     const missing = await runCli(['deliveries', 'retry', 'nope', '--home', home.root]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('No delivery with id "nope"');
