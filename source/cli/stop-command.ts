@@ -1,4 +1,5 @@
 import type { HomeLayout } from '../config/home.js';
+import { isAlive } from '../gateway/lock.js';
 import { gatewayOnHome } from '../operations/connect.js';
 import { OperatorError } from '../operations/errors.js';
 import { print, reportError, say } from './output.js';
@@ -34,7 +35,7 @@ export async function stopGateway(home: HomeLayout): Promise<number> {
     say(`Stopping ${what}...`);
     const deadline = Date.now() + STOP_WAIT_MS;
     while (Date.now() < deadline) {
-      if (!alive(pid)) {
+      if (!isAlive(pid)) {
         print(`Stopped ${what} on ${home.root}`);
         return 0;
       }
@@ -43,15 +44,6 @@ export async function stopGateway(home: HomeLayout): Promise<number> {
     throw new OperatorError('unavailable', `${capitalised(what)} did not stop within ${STOP_WAIT_MS / 1000} s`, `It may be stuck past its own shutdown deadline; its log says where. To end it at once: kill -9 ${pid}`);
   } catch (error) {
     return reportError(error);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -74,7 +74,8 @@ function holds(holder: GatewayLockInfo): boolean {
   return now === undefined || now === holder.processStart;
 }
 
-function isAlive(pid: number): boolean {
+/** The process `pid` exists (one of another user counts: it is alive, only not ours to signal). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isAlive } from '../helpers/process.js';
 import { cliPath, runCli, startCli, stopClis, type RunningCli } from '../helpers/cli.js';
 import { preparedHome } from '../helpers/host.js';
 import { waitUntil } from '../helpers/webhooks.js';
@@ -19,14 +20,6 @@ afterEach(async () => {
   }
 });
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const lockPid = (root: string) => (JSON.parse(fs.readFileSync(path.join(root, 'gateway.lock'), 'utf8')) as { pid: number }).pid;
 
 describe('the headless gateway and signals', () => {
@@ -56,7 +49,7 @@ describe('the headless gateway and signals', () => {
     const pid = lockPid(home.root);
     pids.push(pid);
     process.kill(pid, 'SIGHUP');
-    await waitUntil(() => !alive(pid), 15_000, 'the gateway to stop');
+    await waitUntil(() => !isAlive(pid), 15_000, 'the gateway to stop');
     expect(output).toContain('Gateway stopping: SIGHUP received');
     expect(fs.existsSync(path.join(home.root, 'gateway.lock'))).toBe(false);
     terminal.kill('SIGKILL');

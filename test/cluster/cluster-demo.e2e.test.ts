@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isAlive } from '../helpers/process.js';
 import { runCli, startCli, type RunningCli } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/webhooks.js';
 
@@ -23,14 +24,6 @@ afterAll(async () => {
   }
 });
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** The printed curl snippet (SECRET=, BODY=, SIG=, a curl per node), run by bash: its output. */
 async function runPrintedCurl(): Promise<string> {
@@ -107,6 +100,6 @@ describe('npm run cluster:demo', () => {
     expect(output).toContain(`Stopping the gateway started again on node 3 (pid ${again.child.pid})`);
     expect(output).toContain(`Stopped; removed ${folder}`);
     expect(fs.existsSync(folder)).toBe(false);
-    for (const pid of [postgresPid, again.child.pid!, ...nodes.map((node) => node.pid)]) expect(alive(pid), `pid ${pid}`).toBe(false);
+    for (const pid of [postgresPid, again.child.pid!, ...nodes.map((node) => node.pid)]) expect(isAlive(pid), `pid ${pid}`).toBe(false);
   });
 });
