@@ -107,8 +107,9 @@ export function createJobStore(store: Store) {
   const deleteJob = db.prepare('DELETE FROM jobs WHERE id = ?');
   const updateJob = db.prepare(`UPDATE jobs SET name = ?, schedule = ?, prompt = ?, deliver = ?, skills = ?, script = ?, catch_up = ?,
     next_run_at_ms = ?, updated_at_ms = ? WHERE id = ?`);
+  // The row's version (updated_at_ms) moves with its last status too: other processes notice changes by it.
   const recordLast = db.prepare(`UPDATE jobs SET last_run_at_ms = ?, last_status = ?, last_error = ?,
-    consecutive_failures = CASE WHEN ? THEN consecutive_failures + 1 ELSE 0 END WHERE id = ?`);
+    consecutive_failures = CASE WHEN ? THEN consecutive_failures + 1 ELSE 0 END, updated_at_ms = MAX(updated_at_ms + 1, ?) WHERE id = ?`);
 
   const insertRun = db.prepare(`INSERT INTO job_runs (id, job_id, job_name, trigger, status, reason, scheduled_at_ms, queued_at_ms, started_at_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -186,7 +187,7 @@ export function createJobStore(store: Store) {
           outcome.output ?? null, outcome.error ?? null, outcome.delivery?.target ?? null,
           outcome.delivery ? (outcome.delivery.ok ? 1 : 0) : null, outcome.delivery?.detail ?? null, runId);
         recordLast.run(outcome.finishedAtMs, outcome.status, outcome.error ?? (outcome.status === 'delivery_failed' ? outcome.delivery?.detail ?? null : null),
-          failedStatus(outcome.status) ? 1 : 0, jobId);
+          failedStatus(outcome.status) ? 1 : 0, outcome.finishedAtMs, jobId);
       });
     },
     getRun: (runId: string): JobRunRow | undefined => toRun(runById.get(runId) as Record<string, unknown> | undefined),
@@ -199,7 +200,7 @@ export function createJobStore(store: Store) {
     closeInterrupted(reason: string, nowMs: number): number {
       return store.transaction(() => {
         const jobIds = (interrupt.all(reason, nowMs) as Array<{ jobId: string }>).map((row) => row.jobId);
-        for (const jobId of jobIds) recordLast.run(nowMs, 'interrupted', reason, 1, jobId);
+        for (const jobId of jobIds) recordLast.run(nowMs, 'interrupted', reason, 1, nowMs, jobId);
         return jobIds.length;
       });
     },

@@ -42,4 +42,25 @@ describe('jobs across nodes', () => {
       }
     }
   });
+
+  it("a job's run on node A shows its last status on node B at once (the row's version moves with it)", { timeout: 120_000 }, async () => {
+    const url = await postgres().freshDatabase();
+    const homes = [0, 1].map(() => preparedHome());
+    for (const home of homes) await startGatewayNode(home, url, running);
+    expect((await runCli(['cron', 'create', 'every 1d', 'Summarize the day', '--name', 'daily', '--home', homes[0]!.root])).code).toBe(0);
+    const link = await attachLink({ socketPath: homes[1]!.controlSocket });
+    closers.push(() => link.close());
+    const statuses: Array<string | null | undefined> = [];
+    link.subscribe({
+      onSnapshot: () => {},
+      onEvent: (event: GatewayEvent) => {
+        if (event.type === 'job.changed' && event.data.job?.name === 'daily') statuses.push(event.data.job.lastStatus);
+      },
+    });
+    const run = await runCli(['cron', 'run', 'daily', '--home', homes[0]!.root]);
+    expect(run.code, run.stderr).toBe(0);
+    const ranAtMs = Date.now();
+    await waitUntil(() => statuses.includes('ok'), 10_000, 'node B to hear the last status');
+    expect(Date.now() - ranAtMs).toBeLessThan(2_000);
+  });
 });

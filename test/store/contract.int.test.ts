@@ -249,10 +249,12 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
     expect(await jobs.getRun('r1')).toMatchObject({ status: 'running', startedAtMs: 2_100, deliveryOk: null });
     await jobs.finishRun('r1', 'j1', { status: 'delivery_failed', finishedAtMs: 3_000, agentRunId: 'run-1', output: 'text', delivery: { target: 'slack', ok: false, detail: 'HTTP 500' } });
     expect(await jobs.getRun('r1')).toMatchObject({ status: 'delivery_failed', deliveryTarget: 'slack', deliveryOk: false, deliveryDetail: 'HTTP 500', agentRunId: 'run-1', finishedAtMs: 3_000 });
-    expect(await jobs.get('j1')).toMatchObject({ lastStatus: 'delivery_failed', lastError: 'HTTP 500', consecutiveFailures: 1, lastRunAtMs: 3_000 });
+    // The job's version moves with its last status: other nodes (and the CLI) notice a run by it.
+    expect(await jobs.get('j1')).toMatchObject({ lastStatus: 'delivery_failed', lastError: 'HTTP 500', consecutiveFailures: 1, lastRunAtMs: 3_000, updatedAtMs: 3_000 });
+    expect((await jobs.versions()).get('j1')).toBe(3_000);
     await jobs.addRun({ id: 'r2', jobId: 'j1', jobName: 'digest', trigger: 'manual', status: 'running', atMs: 4_000 });
     expect(await jobs.closeInterrupted('the gateway stopped', 5_000)).toBe(1);
-    expect(await jobs.get('j1')).toMatchObject({ lastStatus: 'interrupted', consecutiveFailures: 2 });
+    expect(await jobs.get('j1')).toMatchObject({ lastStatus: 'interrupted', consecutiveFailures: 2, updatedAtMs: 5_000 });
     await jobs.addRun({ id: 'r3', jobId: 'j1', jobName: 'digest', trigger: 'manual', status: 'running', atMs: 6_000 });
     await jobs.finishRun('r3', 'j1', { status: 'ok', finishedAtMs: 6_500, delivery: { target: 'log', ok: true, detail: 'written' } });
     expect(await jobs.get('j1')).toMatchObject({ lastStatus: 'ok', lastError: null, consecutiveFailures: 0 });

@@ -10,8 +10,9 @@ const runColumns = `id, job_id AS "jobId", job_name AS "jobName", trigger, statu
   queued_at_ms AS "queuedAtMs", started_at_ms AS "startedAtMs", finished_at_ms AS "finishedAtMs", script_ms AS "scriptMs",
   agent_run_id AS "agentRunId", output, error, delivery_target AS "deliveryTarget", delivery_ok AS "deliveryOk", delivery_detail AS "deliveryDetail", node_id AS "node"`;
 
+/** The row's version (updated_at_ms) moves with its last status too: the other nodes notice changes by it. */
 const recordLast = `UPDATE jobs SET last_run_at_ms = $1, last_status = $2, last_error = $3,
-  consecutive_failures = CASE WHEN $4 THEN consecutive_failures + 1 ELSE 0 END WHERE id = $5`;
+  consecutive_failures = CASE WHEN $4 THEN consecutive_failures + 1 ELSE 0 END, updated_at_ms = GREATEST(updated_at_ms + 1, $1) WHERE id = $5`;
 
 /**
  * In a transaction about to give a job `name`: the id of another job that has it, or undefined.
