@@ -33,6 +33,7 @@ export async function historyRows(gateway: Gateway): Promise<WebhookRow[]> {
     status: 202,
     runState: record.state,
     runStatus: record.runStatus,
+    ...(record.node ? { runNode: record.node } : {}), // cluster mode: the node that ran it, as live rows show
     ...(record.deliveryDetail || record.error ? { delivery: record.state === 'delivered' ? { ok: true as const, detail: record.deliveryDetail ?? '' } : { ok: false as const, reason: record.error ?? record.deliveryDetail ?? '' } } : {}),
   }));
 }

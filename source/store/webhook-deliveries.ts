@@ -41,6 +41,8 @@ export interface DeliveryRecord {
   receivedAtMs: number;
   startedAtMs: number | null;
   finishedAtMs: number | null;
+  /** Cluster mode: the node that claimed it (runs or ran it); null while queued. Absent on SQLite (one node). */
+  node?: string | null;
 }
 
 /**

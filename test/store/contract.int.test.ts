@@ -84,6 +84,10 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
     await deliveries.recordRun(first!, { runId: 'run-1', status: 'ok', output: 'LGTM' });
     await deliveries.finish(first!, 'delivered', 'written to the log', 6_000);
     expect(await deliveries.get(first!.seq)).toMatchObject({ state: 'delivered', runId: 'run-1', runStatus: 'ok', output: 'LGTM', deliveryDetail: 'written to the log', finishedAtMs: 6_000 });
+    // The node that ran it (consoles name it after a restart too); SQLite has one node and no such column.
+    const { node } = (await deliveries.get(first!.seq))!;
+    if (name === 'postgres') expect(node).toMatch(/\S/);
+    else expect(node).toBeUndefined();
 
     const second = (await deliveries.claimQueued(7_000, 1))[0];
     expect(second!.deliveryId).toBe('q-2');

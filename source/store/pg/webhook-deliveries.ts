@@ -5,7 +5,7 @@ import { asStoreFault, lockKey, type PgStore } from './pg-store.js';
 
 const columns = `id AS seq, route, delivery_id AS "deliveryId", event, headers, prompt, skills, target, target_extra AS "targetExtra", state,
   replay_of AS "replayOf", run_id AS "runId", run_status AS "runStatus", output, error, delivery_detail AS "deliveryDetail",
-  received_at_ms AS "receivedAtMs", started_at_ms AS "startedAtMs", finished_at_ms AS "finishedAtMs"`;
+  received_at_ms AS "receivedAtMs", started_at_ms AS "startedAtMs", finished_at_ms AS "finishedAtMs", node_id AS "node"`;
 
 const insertSql = `INSERT INTO webhook_deliveries (route, delivery_id, event, headers, body, prompt, skills, target, target_extra, state, replay_of, received_at_ms)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'queued', $10, $11) RETURNING id`;
