@@ -95,6 +95,9 @@ function baseProgram(): Command {
         print(`Gateway running: pid ${locked.pid}, since ${locked.startedAt}, but its control socket ${home.controlSocket} does not answer (home ${home.root})`);
       } else {
         print(`No gateway is running on ${home.root}`);
+        // A stopped cluster node has no view of the cluster of its own: the others' gateways do.
+        const nodeId = (await import('../store/database-url.js')).formerNodeIdOf(home.root);
+        if (nodeId) print(`  cluster   this home is node ${nodeId}; a running node lists the cluster: switchboard status --home <its home>`);
       }
     });
 

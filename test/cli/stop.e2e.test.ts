@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startCli, stopClis, type RunningCli } from '../helpers/cli.js';
 import { preparedHome } from '../helpers/host.js';
@@ -30,6 +31,10 @@ describe('switchboard stop', () => {
     const again = await runCli(['stop', '--home', home.root]);
     expect(again.code).toBe(0);
     expect(again.stdout).toBe(`No gateway is running on ${home.root}\n`);
+    // A stopped cluster node's home says which node it is and where the cluster's view is.
+    fs.writeFileSync(path.join(home.root, 'node-id'), 'vm-test1\n');
+    expect((await runCli(['status', '--home', home.root])).stdout).toBe(`No gateway is running on ${home.root}\n`
+      + '  cluster   this home is node vm-test1; a running node lists the cluster: switchboard status --home <its home>\n');
   });
 
   it('refuses --connect: a signal reaches only this machine', async () => {
