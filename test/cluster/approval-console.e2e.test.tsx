@@ -37,7 +37,7 @@ describe('an approval across nodes', () => {
 
     const view = await renderConsole({ size: { columns: 160, rows: 40 }, link: async () => attachLink({ socketPath: homes[0]!.controlSocket }) });
     closers.push(view.close);
-    await waitForFrame(view.lastFrame, (f) => f.includes('attached to pid'), 20_000);
+    await waitForFrame(view.lastFrame, (f) => /attached to \S+ \(pid \d+\)/.test(f), 20_000);
     const db: PgStore = await openPgStore(url);
     closers.push(() => db.close());
 

@@ -21,7 +21,8 @@ describe('/nodes in the console', () => {
     const ids = homes.map((home) => readFileSync(path.join(home.root, 'node-id'), 'utf8').trim());
     const view = await renderConsole({ size: { columns: 140, rows: 30 }, link: async () => attachLink({ socketPath: homes[0]!.controlSocket }) });
     closers.push(view.close);
-    await waitForFrame(view.lastFrame, (f) => f.includes('attached to pid'), 20_000);
+    // The header names the node the console is attached to, as /nodes does.
+    await waitForFrame(view.lastFrame, (f) => new RegExp(`^switchboard attached to ${ids[0]} \\(pid \\d+\\) · `).test(f), 20_000);
     await slash(view.stdin, view.lastFrame, 'nodes');
     const listed = await waitForFrame(view.lastFrame, (f) => f.includes('2 of 2 node(s) up') && f.includes(`${ids[0]} *`) && f.includes(ids[1]!), 10_000);
     expect(listed).toMatch(/node\s+state\s+host\s+pid\s+version\s+config\s+runs\s+heartbeat/);
@@ -48,7 +49,7 @@ describe('/nodes in the console', () => {
     const other = readFileSync(path.join(homes[1]!.root, 'node-id'), 'utf8').trim();
     const view = await renderConsole({ size: { columns: 160, rows: 30 }, link: async () => attachLink({ socketPath: homes[0]!.controlSocket }) });
     closers.push(view.close);
-    await waitForFrame(view.lastFrame, (f) => f.includes('attached to pid'), 20_000);
+    await waitForFrame(view.lastFrame, (f) => /^switchboard attached to \S+ \(pid \d+\) · /.test(f), 20_000);
     view.stdin.write('2');
     const body = JSON.stringify({ action: 'opened' });
     const posted = await fetch(`${listeners[1]}/webhooks/gh`, { method: 'POST', headers: { 'content-type': 'application/json', ...githubHeaders(SECRET, body, 'pull_request', 'on-the-other-node') }, body });

@@ -31,7 +31,7 @@ describe('runs in flight across nodes', () => {
     const [nodeA, nodeB] = homes.map((home) => readFileSync(path.join(home.root, 'node-id'), 'utf8').trim());
     const view = await renderConsole({ size: { columns: 160, rows: 30 }, link: async () => attachLink({ socketPath: homes[0]!.controlSocket }) });
     closers.push(view.close);
-    await waitForFrame(view.lastFrame, (f) => f.includes('attached to pid') && f.includes('runs 0 '), 20_000);
+    await waitForFrame(view.lastFrame, (f) => /attached to \S+ \(pid \d+\)/.test(f) && f.includes('runs 0 '), 20_000);
 
     const body = JSON.stringify({ action: 'opened' });
     const posted = await fetch(`${nodes[1]!.url}/webhooks/gh`, { method: 'POST', headers: { 'content-type': 'application/json', ...githubHeaders(SECRET, body, 'pull_request', 'held-on-b') }, body });

@@ -15,7 +15,10 @@ function headerForms(state: ConsoleState, now: number) {
   const uptime = snapshot.startedAtMs ? ` · up ${formatDuration(now - snapshot.startedAtMs)}` : '';
   const model = snapshot.modelName ? `${snapshot.model} ${snapshot.modelName}` : snapshot.model;
   const pid = link.where === 'attached' ? link.hello.pid : undefined;
-  const long = { brand: true, where: pid === undefined ? 'in-process' : `attached to pid ${pid}`, rest: ` · ${listener} · model ${model}`, approvals: 'approvals', failed: 'failed deliveries' };
+  // Cluster mode: which node this is, as `status` and /nodes name it (the shorter forms keep the pid only).
+  const node = snapshot.node;
+  const where = pid === undefined ? (node ? `in-process node ${node}` : 'in-process') : (node ? `attached to ${node} (pid ${pid})` : `attached to pid ${pid}`);
+  const long = { brand: true, where, rest: ` · ${listener} · model ${model}`, approvals: 'approvals', failed: 'failed deliveries' };
   const clock = ` · ${clockTime(now)}`;
   return [
     { ...long, rest: `${long.rest}${uptime}`, clock },
