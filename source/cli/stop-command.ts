@@ -1,5 +1,5 @@
 import type { HomeLayout } from '../config/home.js';
-import { isAlive } from '../gateway/lock.js';
+import { isAlive } from '../infra/process-alive.js';
 import { gatewayOnHome } from '../operations/connect.js';
 import { OperatorError } from '../operations/errors.js';
 import { print, reportError, say } from './output.js';

@@ -2,6 +2,7 @@ import { processStartTime } from '../infra/child-records.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { commandFor, homeLayout } from '../config/home.js';
+import { isAlive } from '../infra/process-alive.js';
 
 export interface GatewayLockInfo {
   pid: number;
@@ -72,14 +73,4 @@ function holds(holder: GatewayLockInfo): boolean {
   if (holder.processStart === undefined) return true;
   const now = processStartTime(holder.pid);
   return now === undefined || now === holder.processStart;
-}
-
-/** The process `pid` exists (one of another user counts: it is alive, only not ours to signal). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
