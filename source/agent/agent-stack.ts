@@ -5,6 +5,7 @@ import type { ApprovalBackend, RunBackend } from '../store/async-domains.js';
 import { createApprovalQueue, type ApprovalPolicy, type ApprovalQueue } from './approval-queue.js';
 import { resolveAgent, type ResolvedAgent } from './model-config.js';
 import { createRunRecorder, type RunRecorder } from './run-records.js';
+import { createModelLoader } from './providers.js';
 import { createAgentRunner } from './runner.js';
 import { createTerminalTool } from './terminal-tool.js';
 import { createToolRegistry } from './tool-registry.js';
@@ -17,6 +18,8 @@ export interface AgentStack {
   runAgent: RunAgent;
   /** The runs' records: read one after its writes, or wait for every write (shutdown). */
   runs: Pick<RunRecorder, 'get' | 'settled'>;
+  /** Loads the model's provider now (ModelLoader.preload): the gateway's start calls it. */
+  preloadModel(): Promise<void>;
 }
 
 /**
@@ -50,6 +53,7 @@ export function createAgentStack(deps: AgentStackDeps): AgentStack {
   tools.register(createTerminalTool({ workdir: agent.workdir, timeoutMs: agent.terminal.timeoutMs, approval: agent.terminal.approval, childrenDir: deps.config.home.childrenDir }));
   const approvals = createApprovalQueue({ approvals: deps.approvals, logger: deps.logger, policy: deps.policy, timeoutMs: agent.approvals.timeoutMs, events: deps.events, now: deps.now, ...(deps.othersEveryMs ? { othersEveryMs: deps.othersEveryMs, pollIntervalMs: CLUSTER_DECISION_POLL_MS } : {}), ...(deps.announce ? { announce: deps.announce } : {}) });
   const runs = createRunRecorder(deps.runs, deps.logger);
-  const runAgent = createAgentRunner({ agent, skillsDir: deps.config.home.skillsDir, runs, logger: deps.logger, tools, approvals, events: deps.events, now: deps.now });
-  return { agent, tools, approvals, runAgent, runs };
+  const model = createModelLoader(agent.model);
+  const runAgent = createAgentRunner({ agent, model, skillsDir: deps.config.home.skillsDir, runs, logger: deps.logger, tools, approvals, events: deps.events, now: deps.now });
+  return { agent, tools, approvals, runAgent, runs, preloadModel: model.preload };
 }

@@ -24,3 +24,29 @@ export async function createLanguageModel(model: ResolvedModel): Promise<Languag
     }
   }
 }
+
+export interface ModelLoader {
+  /** The configured model (undefined for dry-run), made once. */
+  get(): Promise<LanguageModel | undefined>;
+  /**
+   * Makes it now, with the AI SDK the runs use: the gateway calls this as it starts, so the first run
+   * does not load the provider packages (about 100-200 ms of module loading on one thread) while
+   * webhooks arrive. A failure here is left for that first run to report.
+   */
+  preload(): Promise<void>;
+}
+
+export function createModelLoader(model: ResolvedModel): ModelLoader {
+  let made: Promise<LanguageModel | undefined> | undefined;
+  const get = () => (made ??= createLanguageModel(model).catch((error: unknown) => {
+    made = undefined;
+    throw error;
+  }));
+  return {
+    get,
+    async preload() {
+      if (model.provider === 'dry-run') return;
+      await Promise.all([get(), import('ai')]).catch(() => {});
+    },
+  };
+}

@@ -7,7 +7,7 @@ import type { GatewayEvents } from '../gateway/events.js';
 import type { ResolvedAgent } from './model-config.js';
 import { describeModelError } from './model-errors.js';
 import { modelStep, providerTools, type ModelPrompt, type ProviderModel } from './model-step.js';
-import { createLanguageModel } from './providers.js';
+import type { ModelLoader } from './providers.js';
 import type { RunRecorder } from './run-records.js';
 import { loadSkills } from './skills.js';
 import { buildSystemPrompt, dryRunAnswer } from './system-prompt.js';
@@ -16,6 +16,8 @@ import type { ApprovalRequester, RunAgent, RunRequest, RunResult, RunStatus, Too
 
 export interface AgentRunnerDeps {
   agent: ResolvedAgent;
+  /** The agent's model, made on the gateway's start or the first run. */
+  model: ModelLoader;
   skillsDir: string;
   /** Where runs are recorded, in order and off the run's path. */
   runs: RunRecorder;
@@ -33,8 +35,6 @@ const MODEL_RETRIES = 2;
 export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
   const now = deps.now ?? Date.now;
   const { runs } = deps;
-  // Made on the first run: the AI SDK and the provider package load only when a model is called.
-  let model: Promise<LanguageModel | undefined> | undefined;
 
   return async function runAgent(request: RunRequest): Promise<RunResult> {
     const runId = request.runId ?? randomUUID();
@@ -57,7 +57,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
       return result;
     };
 
-    const language = await (model ??= createLanguageModel(deps.agent.model));
+    const language = await deps.model.get();
     if (!language) {
       state.output = dryRunAnswer(systemPrompt, request.prompt, tools);
       return finish('ok');

@@ -225,6 +225,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     // Runs started from the console or the CLI (webhook and job runs stop with their queue and scheduler first).
     // Their records written before the store closes.
     { name: 'runs in flight', start: () => {}, stop: async () => { await cancelRuns(); await agentStack.runs.settled(); } },
+    // Before anything that starts runs: the first run then does not load the provider while webhooks arrive.
+    { name: 'model provider', start: () => agentStack.preloadModel(), stop: () => {} },
     { name: 'scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
   ];
   if (webhooks && webhookApp) {
