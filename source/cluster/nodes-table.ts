@@ -18,15 +18,18 @@ export function clusterSummary(view: ClusterView): string {
   return `${view.nodes.filter((node) => node.state === 'up').length} of ${view.nodes.length} node(s) up`;
 }
 
-/** The nodes as aligned text lines, a header first; `*` marks the node asked. */
+/**
+ * The nodes as aligned text lines, a header first; `*` marks the node asked. The listener's URL comes
+ * last (where to post to that node; `-` without one): the column a narrow screen cuts first.
+ */
 export function nodeTableLines(view: ClusterView, now: number): string[] {
   const seconds = (ms: number) => Math.max(0, Math.round(ms / 1000));
   const rows = view.nodes.map((node) => [
     `${node.id}${node.id === view.nodeId ? ' *' : ''}`,
     node.state === 'down' ? `down (silent ${seconds(now - node.heartbeatAtMs)} s)` : node.late ? `up, late (silent ${seconds(now - node.heartbeatAtMs)} s)` : node.state,
-    node.host, String(node.pid), node.version, node.configHash, String(node.runsInFlight), `${seconds(now - node.heartbeatAtMs)} s ago`,
+    node.host, String(node.pid), node.version, node.configHash, String(node.runsInFlight), `${seconds(now - node.heartbeatAtMs)} s ago`, node.webhookUrl ?? '-',
   ]);
-  const header = ['node', 'state', 'host', 'pid', 'version', 'config', 'runs', 'heartbeat'];
+  const header = ['node', 'state', 'host', 'pid', 'version', 'config', 'runs', 'heartbeat', 'webhooks'];
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   return [header, ...rows].map((cells) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
 }

@@ -25,7 +25,7 @@ describe('/nodes in the console', () => {
     await waitForFrame(view.lastFrame, (f) => new RegExp(`^switchboard attached to ${ids[0]} \\(pid \\d+\\) · `).test(f), 20_000);
     await slash(view.stdin, view.lastFrame, 'nodes');
     const listed = await waitForFrame(view.lastFrame, (f) => f.includes('2 of 2 node(s) up') && f.includes(`${ids[0]} *`) && f.includes(ids[1]!), 10_000);
-    expect(listed).toMatch(/node\s+state\s+host\s+pid\s+version\s+config\s+runs\s+heartbeat/);
+    expect(listed).toMatch(/node\s+state\s+host\s+pid\s+version\s+config\s+runs\s+heartbeat\s+webhooks/);
     // The columns line up: each row's state starts where the header's does.
     const lines = listed.split('\n');
     const header = lines.find((line) => /node\s+state\s+host/.test(line))!;

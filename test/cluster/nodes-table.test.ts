@@ -30,6 +30,14 @@ describe('the nodes table of status and /nodes', () => {
     expect(lines.find((line) => line.includes(' c '))).toMatch(/c\s+down \(silent 20 s\)\s+vm/);
   });
 
+  it("ends each row with the node's listener URL (where to post to it), or - without one", () => {
+    const listening = { ...node('a', 'up'), webhookUrl: 'http://127.0.0.1:8790' };
+    const lines = clusterLines({ nodeId: 'a', nodes: [listening, node('b', 'up')] }, '/nowhere', NOW);
+    expect(lines.find((line) => /node\s+state/.test(line))).toMatch(/heartbeat\s+webhooks$/);
+    expect(lines.find((line) => line.includes(' a *'))).toMatch(/1 s ago\s+http:\/\/127\.0\.0\.1:8790$/);
+    expect(lines.find((line) => line.includes(' b '))).toMatch(/1 s ago\s+-$/);
+  });
+
   it('warns on a home that was a cluster node but whose gateway runs on SQLite, and says nothing on a plain SQLite home', () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-nodes-table-'));
     try {
