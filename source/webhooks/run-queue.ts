@@ -43,16 +43,8 @@ export function untrustedPayloadNotice(delivery: Pick<DeliveryRecord, 'route' | 
  * After a crash, unfinished runs are queued again in order and finished-but-undelivered ones are
  * delivered without running again.
  */
-/** A run's place among the `maxConcurrentRuns`. */
-interface Slot {
-  controller: AbortController;
-  done?: Promise<void>;
-  /** Its run has ended and only its final state is left to write: the slot counts as free. */
-  recording: boolean;
-}
-
 export function createRunQueue(deps: RunQueueDeps) {
-  const active = new Map<number, Slot>();
+  const active = new Map<number, { controller: AbortController; done: Promise<void> }>();
   // Holds run starts back while webhooks flood in (source/webhooks/flood-gate.ts).
   const gate = createFloodGate();
   let stopping = true;
@@ -77,7 +69,7 @@ export function createRunQueue(deps: RunQueueDeps) {
    */
   const pump = (): void => {
     if (stopping || claiming) return;
-    const free = deps.maxConcurrentRuns - busySlots();
+    const free = deps.maxConcurrentRuns - active.size;
     if (free <= 0) return;
     if (!gate.mayStartRun()) return retryIn(gate.retryInMs);
     claiming = deps.deliveries.claimQueued(deps.now(), gate.flooded() ? 1 : free).then(async (rows) => {
@@ -109,29 +101,12 @@ export function createRunQueue(deps: RunQueueDeps) {
     });
   };
 
-  const busySlots = (): number => {
-    let busy = 0;
-    for (const slot of active.values()) if (!slot.recording) busy += 1;
-    return busy;
-  };
-
-  /**
-   * The slot's run has ended: the next claim goes out now instead of after the final state's round
-   * trip (on PostgreSQL a durable commit; on SQLite the claim then shares that state's commit). At most
-   * `maxConcurrentRuns` runs still run at once; a stop still waits for the final state.
-   */
-  const recording = (slot: Slot | undefined): void => {
-    if (!slot || slot.recording) return;
-    slot.recording = true;
-    schedulePump();
-  };
-
   const launch = (row: DeliveryRecord): void => {
-    const slot: Slot = { controller: new AbortController(), recording: false };
-    track(row.seq, slot, execute(row, slot)
+    const controller = new AbortController();
+    track(row.seq, controller, execute(row, controller.signal)
       .catch(async (error: unknown) => {
         deps.logger.error({ err: error, route: row.route, deliveryId: row.deliveryId }, `Webhook run crashed: ${row.route} ${row.deliveryId}`);
-        await finish(row, { runId: null, runStatus: null }, 'failed', { ok: false, reason: `internal error: ${(error as Error).message}` }, undefined, slot)
+        await finish(row, { runId: null, runStatus: null }, 'failed', { ok: false, reason: `internal error: ${(error as Error).message}` })
           .catch((failure: unknown) => deps.logger.error({ err: failure }, `Recording the failure of ${row.deliveryId} failed`));
       }), schedulePump);
   };
@@ -140,18 +115,17 @@ export function createRunQueue(deps: RunQueueDeps) {
    * Holds a slot for `seq` while `work` runs, then frees it: only its own entry, since in cluster
    * mode a claim this node made again after a false death may hold the seq by then.
    */
-  const track = (seq: number, slot: Slot, work: Promise<void>, after?: () => void): void => {
-    slot.done = work.finally(() => {
-      if (active.get(seq) === slot) active.delete(seq);
+  const track = (seq: number, controller: AbortController, work: Promise<void>, after?: () => void): void => {
+    const done: Promise<void> = work.finally(() => {
+      if (active.get(seq)?.done === done) active.delete(seq);
       after?.();
     });
-    active.set(seq, slot);
+    active.set(seq, { controller, done });
   };
 
   // The claim is durable before the run starts (claimNext settles after its commit): had it failed,
   // the store would still hold the row as queued, and running it would run it twice.
-  async function execute(row: DeliveryRecord, slot: Slot): Promise<void> {
-    const { signal } = slot.controller;
+  async function execute(row: DeliveryRecord, signal: AbortSignal): Promise<void> {
     const origin = `webhook:${row.route}:${row.deliveryId}`;
     deps.events?.emit('webhook.runStarted', { seq: row.seq, route: row.route, event: row.event, deliveryId: row.deliveryId, origin, replayOf: row.replayOf, atMs: deps.now() });
     const result = await deps.runAgent({ prompt: row.prompt, system: untrustedPayloadNotice(row), skills: row.skills, firstSkillOnly: true, origin, signal, callerLogsOk: true });
@@ -165,17 +139,17 @@ export function createRunQueue(deps: RunQueueDeps) {
     // delivered, never run again); kept through a store fault. A target that costs nothing to send
     // again (log, local, origin) gets it with the final state instead: one write less per run, and
     // after a crash the result is still taken from the runs table where it landed.
-    if (repeatableTarget(row.target)) return deliverRun(row, result, recorded, slot);
+    if (repeatableTarget(row.target)) return deliverRun(row, result, recorded);
     await deps.deliveries.recordRun(row, recorded);
-    await deliverRun(row, result, undefined, slot);
+    await deliverRun(row, result);
   }
 
   /** `unrecorded`: the run's result, to be written with the final state (not recorded before). */
-  async function deliverRun(row: DeliveryRecord, run: Pick<RunResult, 'runId' | 'status' | 'output' | 'error'>, unrecorded?: RecordedRun, slot?: Slot): Promise<void> {
+  async function deliverRun(row: DeliveryRecord, run: Pick<RunResult, 'runId' | 'status' | 'output' | 'error'>, unrecorded?: RecordedRun): Promise<void> {
     const failed = run.status !== 'ok';
     const silent = silentReason({ ok: !failed, output: run.output });
     if (silent) {
-      await finish(row, { runId: run.runId, runStatus: run.status }, 'silent', { ok: true, detail: silent }, unrecorded, slot);
+      await finish(row, { runId: run.runId, runStatus: run.status }, 'silent', { ok: true, detail: silent }, unrecorded);
       return;
     }
     const output = failed ? [run.output, `Run ${run.status}: ${run.error ?? 'no detail'}`].filter(Boolean).join('\n\n') : run.output;
@@ -187,12 +161,11 @@ export function createRunQueue(deps: RunQueueDeps) {
       failed,
       held: row,
     });
-    await finish(row, { runId: run.runId, runStatus: run.status }, failed ? 'failed' : result.ok ? 'delivered' : 'delivery_failed', result, unrecorded, slot);
+    await finish(row, { runId: run.runId, runStatus: run.status }, failed ? 'failed' : result.ok ? 'delivered' : 'delivery_failed', result, unrecorded);
   }
 
-  async function finish(row: DeliveryRecord, run: { runId: string | null; runStatus: string | null }, state: Exclude<DeliveryState, 'queued' | 'running'>, delivery: DeliveryResult, unrecorded?: RecordedRun, slot?: Slot): Promise<void> {
+  async function finish(row: DeliveryRecord, run: { runId: string | null; runStatus: string | null }, state: Exclude<DeliveryState, 'queued' | 'running'>, delivery: DeliveryResult, unrecorded?: RecordedRun): Promise<void> {
     const atMs = deps.now();
-    recording(slot);
     if (!(await deps.deliveries.finish(row, state, delivery.ok ? delivery.detail : delivery.reason, atMs, unrecorded))) {
       // Cluster mode: this node was silent for 3 heartbeats and another node took the delivery over.
       deps.logger.warn({ route: row.route, deliveryId: row.deliveryId, state }, `Webhook ${row.route} delivery ${row.deliveryId}: another node took it over while this one was silent; this node's outcome (${state}) is not recorded: the delivery is the other node's now`);
@@ -225,8 +198,7 @@ export function createRunQueue(deps: RunQueueDeps) {
         void finish(row, { runId: row.runId, runStatus: row.runStatus }, 'delivery_failed', { ok: false, reason }).catch(() => {});
         continue;
       }
-      const slot: Slot = { controller: new AbortController(), recording: false };
-      track(row.seq, slot, deliverRun(row, { runId: row.runId!, status: row.runStatus as RunResult['status'], output: row.output ?? '', error: row.error ?? undefined }, undefined, slot)
+      track(row.seq, new AbortController(), deliverRun(row, { runId: row.runId!, status: row.runStatus as RunResult['status'], output: row.output ?? '', error: row.error ?? undefined })
         .catch((error: unknown) => deps.logger.error({ err: error }, `Delivering ${row.deliveryId} after restart failed`)));
     }
   }
@@ -258,6 +230,7 @@ export function createRunQueue(deps: RunQueueDeps) {
       for (const run of active.values()) run.controller.abort();
       await Promise.all([...active.values()].map((run) => run.done));
     },
+    running: (): number => active.size,
   };
 }
 
