@@ -146,8 +146,3 @@ function pairs(items: string[], flag: string): Record<string, string> {
   }
   return out;
 }
-
-export function globalHome(command: Command): string | undefined {
-  return command.optsWithGlobals<{ home?: string }>().home;
-}
-

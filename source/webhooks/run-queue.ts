@@ -230,7 +230,6 @@ export function createRunQueue(deps: RunQueueDeps) {
       for (const run of active.values()) run.controller.abort();
       await Promise.all([...active.values()].map((run) => run.done));
     },
-    running: (): number => active.size,
   };
 }
 
