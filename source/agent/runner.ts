@@ -7,7 +7,7 @@ import type { GatewayEvents } from '../gateway/events.js';
 import type { ResolvedAgent } from './model-config.js';
 import { describeModelError } from './model-errors.js';
 import { modelStep, providerTools, type ModelPrompt, type ProviderModel } from './model-step.js';
-import type { ModelLoader } from './providers.js';
+import { loadAiSdk, type ModelLoader } from './providers.js';
 import type { RunRecorder } from './run-records.js';
 import { loadSkills } from './skills.js';
 import { buildSystemPrompt, dryRunAnswer } from './system-prompt.js';
@@ -97,7 +97,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
     emit: (event: Parameters<NonNullable<RunRequest['onEvent']>>[0]) => void;
   }): Promise<'answered' | 'max_steps'> {
     const { state } = input;
-    const ai = await import('ai');
+    const ai = await loadAiSdk();
     const tools = providerTools(input.tools);
     const prompt: ModelPrompt = [{ role: 'system', content: input.systemPrompt }, { role: 'user', content: [{ type: 'text', text: input.prompt }] }];
     const context: ToolContext = {

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -65,6 +66,27 @@ describe('createModelFetch (the providers\' fetch on a keep-alive node:http agen
     const signal = AbortSignal.timeout(50);
     const error = await createModelFetch()(`${url}/slow`, { method: 'POST', body: '{}', signal }).catch((caught: unknown) => caught);
     expect((error as Error).name).toBe('TimeoutError');
+  });
+
+  it('keeps the query of the URL and leaves no listener on the signal once a call settles', async () => {
+    const controller = new AbortController();
+    const modelFetch = createModelFetch();
+    for (let n = 0; n < 3; n++) await (await modelFetch(new URL(`${url}/v1/chat?api-version=2`), { method: 'POST', body: '{}', signal: controller.signal })).text();
+    await modelFetch(`${url}/limited`, { method: 'POST', body: '{}', signal: controller.signal });
+    expect(seen).toHaveLength(4);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    const refused = await modelFetch('http://127.0.0.1:1/v1', { method: 'POST', body: '{}', signal: controller.signal }).catch((caught: unknown) => caught);
+    expect((refused as Error).message).toBe('fetch failed');
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('closes the connection of an aborted call', async () => {
+    const controller = new AbortController();
+    const closed = new Promise<void>((resolve) => server.once('request', (request: http.IncomingMessage) => request.socket.once('close', () => resolve())));
+    const call = createModelFetch()(`${url}/slow`, { method: 'POST', body: '{}', signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('stop')), 50);
+    expect(((await call.catch((caught: unknown) => caught)) as Error).message).toBe('stop');
+    await closed; // well before the 2 s answer
   });
 
   it('hands a body that is not a string to the global fetch', async () => {
