@@ -28,9 +28,11 @@ export interface BenchArgs {
 
 export function benchArgs(argv: string[] = process.argv.slice(2)): BenchArgs {
   const smoke = argv.includes('--smoke');
+  // `--name value` or `--name=value` (a value that starts with `--`, as node flags do, needs the second form).
   const text = (name: string) => {
     const at = argv.indexOf(`--${name}`);
-    return at >= 0 ? argv[at + 1] : undefined;
+    if (at >= 0) return argv[at + 1];
+    return argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
   };
   return {
     smoke,
