@@ -97,6 +97,18 @@ export function createKeyRouter() {
     return false;
   };
   const textOnTop = () => ordered()[0]?.kind === 'text';
+  /**
+   * Text for the line input on top. A line break that ends it is Enter (`/cron list⏎` typed fast,
+   * sent by tmux or pasted as one line): the text goes in, then the line is submitted. Line breaks
+   * inside it stay in the text (the input keeps them as spaces), so a paste of several lines never
+   * turns its later lines into keys for the panes.
+   */
+  const typeInto = (text: string): boolean => {
+    const line = text.replace(/(\r\n|\r|\n)$/, '');
+    if (line === text) return offer(text, plainKey);
+    if (line !== '') offer(line, plainKey);
+    return offer(...keyOfChar('\r'));
+  };
   /** A queued key was just offered and React has not drawn its result yet: keys that come now wait. */
   let settling = false;
   const busy = () => settling || pending.length > 0;
@@ -109,7 +121,7 @@ export function createKeyRouter() {
       // A focused line input takes the rest of the chunk's characters as text in one go.
       let text = first.input;
       while (pending[0]?.char) text += pending.shift()!.input;
-      offer(text, plainKey);
+      typeInto(text);
     } else if (first.char) {
       offer(...keyOfChar(first.input));
     } else {
@@ -183,7 +195,7 @@ export function createKeyRouter() {
       const waiting = busy();
       if (!waiting && (!chunk || textOnTop())) {
         const typing = textOnTop();
-        const took = offer(input, key);
+        const took = typing && chunk ? typeInto(input) : offer(input, key);
         // Ink hands over every key of one read in one go (`↓↓` held down): the ones after this wait
         // until it is drawn. A line input reads its own latest state (a ref), so typing never waits.
         if (!typing) {

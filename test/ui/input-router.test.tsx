@@ -208,4 +208,18 @@ describe('console: letters typed into a form or the command line stay text', () 
     stdin.write('q');
     await expect.poll(quits).toBe(1);
   });
+
+  it('a command typed with its Enter in one read runs (tmux send-keys, a one-line paste); line breaks inside a paste stay text', async () => {
+    const view = await renderConsole();
+    closers.push(view.close);
+    const { lastFrame, stdin } = view;
+    stdin.write('/help\r');
+    await waitForFrame(lastFrame, (frame) => frame.includes('close this help') && !bottomLine(frame).includes('/help'));
+    stdin.write(keys.escape);
+    await waitForFrame(lastFrame, (frame) => !frame.includes('close this help'));
+    stdin.write('/');
+    await waitForFrame(lastFrame, (frame) => bottomLine(frame).trim() === '/');
+    stdin.write('run a\nb');
+    await waitForFrame(lastFrame, (frame) => bottomLine(frame).trim() === '/run a b');
+  });
 });
