@@ -66,12 +66,12 @@ export const resyncEvents: ReadonlySet<string> = new Set(['gateway.started', 'ga
 /** The event types `createReadModel` folds, and those after which a console reads the state again. */
 const consoleTypes: ReadonlySet<string> = new Set([
   'webhook.received', 'webhook.runStarted', 'webhook.completed', 'log.line', 'run.started', 'run.finished', 'output.delivered',
-  'approval.requested', 'approval.resolved', 'approval.grantsChanged', 'job.changed', 'mcp.statusChanged', 'delivery.finished', ...resyncEvents,
+  'approval.requested', 'approval.resolved', 'approval.grantsChanged', 'job.changed', 'job.started', 'job.finished', 'mcp.statusChanged', 'delivery.finished', ...resyncEvents,
 ]);
 
 /**
  * The control channel's `console` view (`events.subscribe` with `"view": "console"`): each event as
- * the read model folds it. Events it does not fold are skipped (`run.progressed`, `job.started`...),
+ * the read model folds it. Events it does not fold are skipped (`run.progressed`, `config.changed`...),
  * and so are the large fields it never reads: a run's prompt, and the output and tool calls of runs a
  * console did not start (under a webhook flood these were most of the bytes an attached console parsed).
  */
@@ -107,6 +107,8 @@ export function createReadModel(initial: GatewayState) {
   const inFlight = new Set(initial.runsInFlight);
   let runNodes: Record<string, string> = { ...initial.runNodes };
   let failed = initial.failedDeliveries;
+  // Jobs running now (the Jobs pane's `running`): the snapshot's, then job.started / job.finished.
+  let jobsRunning = new Set(initial.gateway.jobs.running);
   let cached: GatewayState | undefined;
 
   const addOutput = (entry: OutputEntry) => { outputs = [entry, ...outputs].slice(0, MAX_OUTPUTS); };
@@ -158,6 +160,13 @@ export function createReadModel(initial: GatewayState) {
         else jobs = jobs.map((row) => (row.id === jobId ? job : row));
         return;
       }
+      case 'job.started':
+        jobsRunning = new Set(jobsRunning).add(event.data.jobId);
+        return;
+      case 'job.finished':
+        // A fire skipped because the job was still running (overlap) leaves that run running.
+        if (event.data.status !== 'skipped' && jobsRunning.has(event.data.jobId)) jobsRunning = new Set([...jobsRunning].filter((id) => id !== event.data.jobId));
+        return;
       case 'mcp.statusChanged': {
         const state = event.data;
         const index = servers.findIndex((server) => server.name === state.name);
@@ -194,11 +203,13 @@ export function createReadModel(initial: GatewayState) {
       for (const runId of next.runsInFlight) inFlight.add(runId);
       runNodes = { ...next.runNodes };
       failed = next.failedDeliveries;
+      jobsRunning = new Set(next.gateway.jobs.running);
       cached = undefined;
     },
     /** Only the header part (gateway snapshot) and MCP servers, as read again after a rare event. */
     refresh(next: Pick<GatewayState, 'gateway' | 'mcpServers'>): void {
       base = { ...base, gateway: next.gateway };
+      jobsRunning = new Set(next.gateway.jobs.running);
       servers = next.mcpServers.slice();
       cached = undefined;
     },
@@ -209,7 +220,7 @@ export function createReadModel(initial: GatewayState) {
     },
     state(): GatewayState {
       cached ??= {
-        gateway: { ...base.gateway, approvalsPending: approvals.length },
+        gateway: { ...base.gateway, approvalsPending: approvals.length, jobs: { ...base.gateway.jobs, running: [...jobsRunning] } },
         approvals, approvalHistory: history, grants, mcpServers: servers, jobs, webhooks: webhooks.rows(), outputs, logs: logs.slice(-MAX_LOG_LINES),
         runsInFlight: [...inFlight], runNodes, failedDeliveries: failed,
       };

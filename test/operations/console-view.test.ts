@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { consoleEventView, createReadModel, type GatewayEvent, type GatewayState } from '../../source/operations/state.js';
 
 const empty: GatewayState = {
-  gateway: { pid: 1, approvalsPending: 0 } as unknown as GatewayState['gateway'],
+  gateway: { pid: 1, approvalsPending: 0, jobs: { jobs: 1, enabled: 1, running: [], nextRunAtMs: null } } as unknown as GatewayState['gateway'],
   approvals: [], approvalHistory: [], grants: [], mcpServers: [], jobs: [], webhooks: [], outputs: [], logs: [], runsInFlight: [], failedDeliveries: 0,
 };
 
@@ -47,12 +47,27 @@ describe('the console view of the event stream', () => {
 
   it('leaves out what a console never reads: unfolded events, prompts, other runs\' output and tool calls', () => {
     const shown = events.map((event) => consoleEventView(event));
-    expect(shown.filter((event) => event === undefined)).toHaveLength(2); // run.progressed, job.started
+    expect(shown.filter((event) => event === undefined)).toHaveLength(1); // run.progressed
     expect(consoleEventView(events[2]!)!.data).toEqual({ runId: 'w1', origin: 'webhook:r:d1', atMs: 2 });
     expect(consoleEventView(events[4]!)!.data).toMatchObject({ runId: 'w1', status: 'ok', output: '', toolCalls: [] });
     expect(consoleEventView(events[10]!)).toBe(events[10]); // a console's own run: whole
     expect(events[4]!.data).toMatchObject({ output: 'the long answer of w1' }); // the journal's event is not changed
   });
+  it('shows a job running from its job.started to its job.finished; a fire skipped meanwhile leaves it running', () => {
+    const model = createReadModel({ ...empty, gateway: { ...empty.gateway, jobs: { ...empty.gateway.jobs, running: ['j0'] } } });
+    const running = () => model.state().gateway.jobs.running;
+    expect(running()).toEqual(['j0']);
+    const job = (type: 'job.started' | 'job.finished', jobId: string, status?: string) => ({ type, data: { jobId, jobName: jobId, runId: `${jobId}-run`, trigger: 'manual', atMs: 1, ...(status ? { status } : {}) } }) as unknown as GatewayEvent;
+    for (const event of [job('job.started', 'j1'), job('job.finished', 'j1', 'skipped')]) model.apply(consoleEventView(event)!);
+    expect(running()).toEqual(['j0', 'j1']);
+    model.apply(consoleEventView(job('job.finished', 'j1', 'ok'))!);
+    model.apply(consoleEventView(job('job.finished', 'j0', 'error'))!);
+    expect(running()).toEqual([]);
+    // A snapshot read again after a rare event is the truth from then on.
+    model.refresh({ gateway: { ...empty.gateway, jobs: { ...empty.gateway.jobs, running: ['j2'] } }, mcpServers: [] });
+    expect(running()).toEqual(['j2']);
+  });
+
   it('counts the runs of other nodes with their node, and leaves their console runs out of the Output pane', () => {
     const model = createReadModel(empty);
     for (const event of [
