@@ -21,7 +21,11 @@ export interface SubscribedView extends Omit<Subscribed, 'subscription'> {
 }
 
 const cronUsage = 'Usage: /cron create <schedule> <prompt> [--name N] [--deliver T] [--skills a,b] | /cron list | /cron pause|resume|remove|run <id or name>';
-const failed = (what: string) => (error: unknown) => `${what}: ${(error as Error).message}`;
+/** The error under `what`, unless the operation's message already says it (`Job not created: ...`). */
+const failed = (what: string) => (error: unknown) => {
+  const message = (error as Error).message;
+  return message.startsWith(what) ? message : `${what}: ${message}`;
+};
 
 /** Runs `/reload-mcp`, `/cron ...` and `/webhook ...` through operations; undefined for names it does not know. */
 export function runCoreSlash(ops: Operations, name: string, rest: string, nowMs: number): SlashReply | undefined {
@@ -69,8 +73,8 @@ function cron(ops: Operations, rest: string, nowMs: number): SlashReply {
     case 'remove': {
       const ref = args.join(' ');
       if (!ref) return { now: cronUsage };
-      const verb = { pause: 'Paused', resume: 'Resumed', remove: 'Removed' }[sub];
-      return { now: `${verb.slice(0, -1)}ing ${ref}...`, later: ops.jobs[sub]({ job: ref }).then(({ job }) => `${verb} job ${job.name} (${job.id}).`, (error: unknown) => (error as Error).message) };
+      const [doing, done] = { pause: ['Pausing', 'Paused'], resume: ['Resuming', 'Resumed'], remove: ['Removing', 'Removed'] }[sub];
+      return { now: `${doing} ${ref}...`, later: ops.jobs[sub]({ job: ref }).then(({ job }) => `${done} job ${job.name} (${job.id}).`, (error: unknown) => (error as Error).message) };
     }
     case 'run': {
       const ref = args.join(' ');

@@ -52,7 +52,8 @@ describe('Jobs pane (3) and /cron', () => {
     await slash(stdin, lastFrame, 'cron create never');
     await waitForFrame(lastFrame, (f) => bottomLine(f).startsWith('Usage: /cron create'));
     await slash(stdin, lastFrame, 'cron create "every banana" do it');
-    await waitForFrame(lastFrame, (f) => bottomLine(f).startsWith('Job not created:'));
+    const refused = await waitForFrame(lastFrame, (f) => bottomLine(f).startsWith('Job not created:'));
+    expect(bottomLine(refused)).not.toContain('Job not created: Job not created');
   });
 
   it('/reload-mcp reports what changed', async () => {
