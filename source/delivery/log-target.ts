@@ -1,9 +1,14 @@
 import type { Logger } from 'pino';
+import { PER_DELIVERY } from '../infra/log-ring.js';
 import type { DeliveryRequest, DeliveryResult } from './types.js';
 
-/** `log`: the output goes to gateway.log, with what it belongs to. */
+/**
+ * `log`: the output goes to gateway.log, with what it belongs to. A webhook's is a line per delivery,
+ * which the Logs pane leaves out (the Webhooks pane shows the delivery); a job's or a console run's stays.
+ */
 export function deliverToLog(logger: Logger, request: DeliveryRequest): DeliveryResult {
-  logger.info({ delivery: request.subject, failed: request.failed === true, output: request.output }, `Delivered to log: ${describeSubject(request)}`);
+  const perDelivery = request.subject.kind === 'webhook' ? PER_DELIVERY : undefined;
+  logger.info({ delivery: request.subject, failed: request.failed === true, output: request.output, ...perDelivery }, `Delivered to log: ${describeSubject(request)}`);
   return { ok: true, detail: 'written to gateway.log' };
 }
 

@@ -21,6 +21,11 @@ describe('deliver: log and local', () => {
     expect(result).toEqual({ ok: true, detail: 'written to gateway.log' });
     expect(lines[0]).toMatchObject({ msg: 'Delivered to log: webhook gh delivery d-1', output: 'All good', delivery: { route: 'gh', deliveryId: 'd-1' } });
     expect(lines).toHaveLength(1); // that line is the record: no second 'Delivered ... to log' line
+    // A webhook's output is a line per delivery, which the console's Logs pane leaves out; a job's stays.
+    expect(lines[0]).toMatchObject({ scope: 'delivery' });
+    await deliver({ target: 'log', output: 'Done', subject: { kind: 'job', jobId: 'j1', jobName: 'nightly', runId: 'r1' } });
+    expect(lines[1]).toMatchObject({ msg: 'Delivered to log: job nightly (j1) run r1' });
+    expect(lines[1]).not.toHaveProperty('scope');
   });
 
   it('local writes webhook and job outputs under the home, owner-only, even when empty', async () => {
