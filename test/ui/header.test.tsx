@@ -1,4 +1,6 @@
+import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Header } from '../../source/ui/components/Header.js';
 import { renderConsole } from '../helpers/console.js';
 import { waitForFrame } from '../helpers/ink.js';
 
@@ -39,5 +41,21 @@ describe('the console header', () => {
     const header = plain(frame).split('\n')[0]!;
     expect(header).not.toContain(' · up ');
     expect(header).toMatch(/ · model dry-run +runs 0 · approvals 0 · failed deliveries 0 · \d\d:\d\d:\d\d$/);
+  });
+});
+
+describe('the header of a console whose gateway stopped', () => {
+  it('says the gateway stopped instead of a listener "starting"', () => {
+    type State = Parameters<typeof Header>[0]['state'];
+    const state = (status: string) => ({
+      snapshot: { status, webhook: { enabled: true, url: null }, startedAtMs: null, model: 'dry-run', health: undefined },
+      link: { where: 'attached', status: 'disconnected', hello: { pid: 4242 }, detail: 'connection closed' },
+      approvals: [], runsInFlight: 0, failedDeliveries: 0,
+    }) as unknown as State;
+    const lines = (status: string) => plain(render(<Header state={state(status)} now={0} width={140} />).lastFrame()!).split('\n');
+    expect(lines('stopped')[0]).toContain('attached to pid 4242 · gateway stopped · model dry-run');
+    expect(lines('stopping')[0]).toContain('· gateway stopping ·');
+    expect(lines('starting')[0]).toContain('· starting ·');
+    expect(lines('stopped')[1]).toContain('disconnected from the gateway (pid 4242), retrying: connection closed');
   });
 });

@@ -11,7 +11,7 @@ import { theme } from '../theme.js';
  */
 function headerForms(state: ConsoleState, now: number) {
   const { snapshot, link } = state;
-  const listener = snapshot.webhook.url ?? (snapshot.webhook.enabled ? 'starting' : 'webhooks off');
+  const listener = snapshot.webhook.url ?? listenerState(snapshot);
   const uptime = snapshot.startedAtMs ? ` · up ${formatDuration(now - snapshot.startedAtMs)}` : '';
   const model = snapshot.modelName ? `${snapshot.model} ${snapshot.modelName}` : snapshot.model;
   const pid = link.where === 'attached' ? link.hello.pid : undefined;
@@ -32,6 +32,12 @@ function headerForms(state: ConsoleState, now: number) {
     { brand: false, where: pid === undefined ? 'in-process' : `pid ${pid}`, rest: ` · ${listener} · ${snapshot.modelName ?? model}`, approvals: 'appr', failed: 'failed', clock: '' },
     { brand: false, where: pid === undefined ? 'local' : `${pid}`, rest: ` · ${listener} · ${snapshot.modelName ?? model}`, approvals: 'appr', failed: 'fail', clock: '' },
   ];
+}
+
+/** The listener without a URL: not configured, not up yet, or gone with a gateway that stopped. */
+function listenerState(snapshot: ConsoleState['snapshot']): string {
+  if (!snapshot.webhook.enabled) return 'webhooks off';
+  return snapshot.status === 'stopping' || snapshot.status === 'stopped' ? `gateway ${snapshot.status}` : 'starting';
 }
 
 /** One line: where the gateway is (in-process, or attached to pid N), listener, model, uptime, counts, clock. */
