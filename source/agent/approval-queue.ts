@@ -119,7 +119,7 @@ export function createApprovalQueue(deps: ApprovalQueueDeps): ApprovalQueue {
       const made = await records.decide(id, status, { ...details, atMs: now() });
       const record = await records.get(id);
       if (made) deps.announce?.(id);
-      if (made && record) deps.logger.info({ approval: id, tool: record.tool, origin: record.origin, status, by: details.by }, `Approval ${status}: ${record.tool} (${record.origin})`);
+      if (made && record) deps.logger.info({ approval: id, tool: record.tool, origin: record.origin, status, by: details.by }, `Tool call ${record.tool} ${status}${details.by ? ` by ${details.by}` : ''} (run: ${record.origin})`);
       if (record && record.status !== 'pending') concluded(record, made);
       return { made, record };
     } finally {

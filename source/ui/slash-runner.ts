@@ -113,7 +113,7 @@ function webhook(ops: Operations, rest: string): SlashReply {
         now: 'Listing routes...',
         later: ops.webhooks.routes({}).then(({ routes }) => routes.length === 0
           ? 'No routes: add one with /webhook subscribe <name>.'
-          : `${routes.length} route(s): ${routes.map((route) => `${route.name} [${route.kind}${route.shadowed ? ', hidden by the static route' : ''}] ${route.events.length > 0 ? route.events.join('+') : 'all events'} -> ${route.deliver}`).join(', ')}. URLs in the Webhooks pane (2).`,
+          : `${routes.length} route(s): ${routes.map((route) => `${route.name} [${route.kind}${route.shadowed ? ', hidden by the static route' : ''}] ${route.events.length > 0 ? route.events.join('+') : 'all events'} -> ${route.deliver}`).join(', ')}; their URLs are in pane 2.`,
         failed('Cannot list')),
       };
     case 'remove': {

@@ -35,5 +35,12 @@ describe('the Approvals pane', () => {
     await waitForFrame(view.lastFrame, (f) => f.includes('Revoked the session grant of notes / write-note'));
     expect(approvals.grants()).toEqual([]);
     await waitForFrame(view.lastFrame, (f) => !f.includes('approved for the session · v revokes'));
+
+    // The agent's own tools have no MCP server: the column says so.
+    const asked = approvals.request({ origin: 'console', tool: 'terminal', args: { command: 'chmod 777 x' } });
+    await waitForFrame(view.lastFrame, (f) => f.includes('Approval 1 of 1'));
+    await approvals.resolve(approvals.pending()[0]!.id, 'denied', { reason: 'not now', by: 'console' });
+    expect((await asked).status).toBe('denied');
+    await waitForFrame(view.lastFrame, (f) => /built-in\s+terminal\s+denied/.test(f));
   });
 });

@@ -17,18 +17,21 @@ const grantKey = (grant: { tool: string; server: string | null }) => `grant:${gr
  * happen in the dialog over it. Under it the tools approved for the session (`v` revokes one) and the
  * last decided requests, so an expired one stays visible as expired.
  */
+/** The tool's MCP server; the agent's own tools (terminal, cronjob) have none. */
+const serverOf = (request: { server?: string | null }) => request.server ?? 'built-in';
+
 export function ApprovalsPane({ state, ops, height, width, focused, now, onNotice, ...filter }: PaneFilter & {
   state: ConsoleState; ops: Pick<Operations, 'approvals'>; height: number; width: number; focused: boolean; now: number; onNotice: (text: string) => void;
 }) {
   const all = [...state.approvals, ...state.approvalHistory];
-  const serverWidth = Math.min(16, Math.max(6, ...all.map((request) => (request.server ?? '-').length)));
+  const serverWidth = Math.min(16, Math.max(6, ...all.map((request) => serverOf(request).length)));
   const toolWidth = Math.min(24, Math.max(4, ...all.map((request) => request.tool.length)));
   const pending: ListRow[] = state.approvals.map((request, index) => ({
     key: request.id,
     text: '',
     fields: { tool: request.tool, server: request.server ?? '', origin: request.origin, status: 'pending', node: request.node ?? '' },
     parts: [
-      { text: `${column(`${index + 1}.`, 4)} ${column(request.server ?? '-', serverWidth)} ${column(request.tool, toolWidth)} ` },
+      { text: `${column(`${index + 1}.`, 4)} ${column(serverOf(request), serverWidth)} ${column(request.tool, toolWidth)} ` },
       { text: `${column(`${formatDuration(request.expiresAtMs - now)} left`, 12)} `, color: theme.warn },
       { text: `${at(request)}${request.origin}${request.reason ? ` · ${request.reason}` : ''}`, dim: true },
     ],
@@ -38,7 +41,7 @@ export function ApprovalsPane({ state, ops, height, width, focused, now, onNotic
     text: '',
     fields: { tool: grant.tool, server: grant.server ?? '', status: 'granted' },
     parts: [
-      { text: `${column('ok', 4)} ${column(grant.server ?? '-', serverWidth)} ${column(grant.tool, toolWidth)} `, color: theme.ok },
+      { text: `${column('ok', 4)} ${column(serverOf(grant), serverWidth)} ${column(grant.tool, toolWidth)} `, color: theme.ok },
       { text: 'approved for the session · v revokes', dim: true },
     ],
   }));
@@ -47,7 +50,7 @@ export function ApprovalsPane({ state, ops, height, width, focused, now, onNotic
     text: '',
     fields: { tool: record.tool, server: record.server ?? '', origin: record.origin, status: record.status, node: record.node ?? '' },
     parts: [
-      { text: `${column('', 4)} ${column(record.server ?? '-', serverWidth)} ${column(record.tool, toolWidth)} `, dim: true },
+      { text: `${column('', 4)} ${column(serverOf(record), serverWidth)} ${column(record.tool, toolWidth)} `, dim: true },
       { text: `${column(record.status, 12)} `, color: record.status === 'approved' ? theme.ok : record.status === 'expired' ? theme.warn : theme.error },
       { text: `${record.decidedAtMs ? clockTime(record.decidedAtMs) : ''} ${at(record)}${record.origin}${record.decisionReason ? ` · ${record.decisionReason}` : ''}`, dim: true },
     ],

@@ -39,7 +39,7 @@ export function McpPane({ state, ops, height, width, focused, onNotice, onEdit, 
   return (
     <ListView
       rows={rows} height={height} width={width} focused={focused} scopes={['mcp']} title="MCP servers" {...filter} fields={mcpFields}
-      empty="No MCP servers. Add one with: switchboard mcp add <name> --command <cmd> [--arg A]... (or --url <URL>); the console connects it within seconds."
+      empty="No MCP servers. Add one with: switchboard mcp add <name> --command <cmd> [--arg A]... (or --url <URL>); the gateway connects it within seconds."
       onCommand={(command, row) => {
         if (command === 'mcp.login') {
           const server = state.mcpServers.find((candidate) => candidate.name === row?.key);
