@@ -17,7 +17,7 @@ import { useConsoleState } from './hooks/useConsoleState.js';
 import { useNow } from './hooks/useNow.js';
 import { useClickRegion } from './hooks/useClickRegion.js';
 import { useNotices } from './hooks/useNotices.js';
-import { NOTICE_SHOWN_MS, paneHint } from './pane-hints.js';
+import { NOTICE_SHOWN_MS, paneHint, type PanePrompt } from './pane-hints.js';
 import { InputRouter, useKeys } from './input-router.js';
 import { commandFor, type CommandName } from './keymap.js';
 import { BottomLine, FullOverlays, isFull, type Overlay, type OverlayActions, type StackedOverlay } from './overlay-stack.js';
@@ -75,6 +75,8 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit, firstN
   const [stack, setStack] = useState<StackedOverlay[]>([]);
   const lastId = useRef(0);
   const { notice, notices, setNotice } = useNotices(firstNotice ?? 'Press ? for keys, / for commands.');
+  /** The focused pane's question waiting for its key (copy a secret?), shown on the bottom line. */
+  const [panePrompt, setPanePrompt] = useState<PanePrompt>();
   /** The command lines run in this console, oldest first: ↑ and ↓ on the command line recall them. */
   const [commandHistory, setCommandHistory] = useState<readonly string[]>([]);
   /** Each pane's filter (F), kept while other panes are shown. */
@@ -267,7 +269,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit, firstN
     const common = { state, width: paneWidth, focused, height, filter: filterOf(name), onClearFilter: () => setFilters((before) => ({ ...before, [name]: '' })) };
     switch (name) {
       case 'MCP': return <McpPane {...common} ops={ops} onNotice={setNotice} onEdit={edit} onLogin={(server) => (local ? push({ kind: 'login', server }) : setNotice(`OAuth login needs this machine's browser where the gateway runs: run switchboard mcp login ${server} there; the gateway picks the tokens up by itself.`))} />;
-      case 'Webhooks': return <WebhooksPane {...common} ops={ops} onNotice={setNotice} onCopy={copyThing} onEdit={edit} />;
+      case 'Webhooks': return <WebhooksPane {...common} ops={ops} onNotice={setNotice} onPrompt={setPanePrompt} onCopy={copyThing} onEdit={edit} />;
       case 'Jobs': return <JobsPane {...common} ops={ops} now={now} onNotice={setNotice} onEdit={edit} />;
       case 'Approvals': return <ApprovalsPane {...common} ops={ops} now={now} onNotice={setNotice} />;
       case 'Logs': return <LogsPane {...common} />;
@@ -312,7 +314,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit, firstN
           {stacked ? <Box ref={secondaryBox} width={width} height={secondaryHeight} flexDirection="column" overflow="hidden">{renderPane(secondary, width, false, secondaryHeight)}</Box> : null}
         </Box>
       )}
-      <BottomLine stack={stack} notice={now - notice.atMs < NOTICE_SHOWN_MS ? notice.text : paneHint(active)} quitPrompt={quitPrompt(state)} actions={actions} />
+      <BottomLine stack={stack} notice={now - notice.atMs < NOTICE_SHOWN_MS ? notice.text : paneHint(active)} prompt={panePrompt} quitPrompt={quitPrompt(state)} actions={actions} />
     </Box>
   );
 }

@@ -1,6 +1,7 @@
-import { Box, Text } from 'ink';
+import { Box, Text, useWindowSize } from 'ink';
 import { useState } from 'react';
 import { LineInput as LineEditor } from './components/LineInput.js';
+import { fit } from './format.js';
 import type { ConfigIssue } from '../config/validate.js';
 import type { McpCommands } from '../mcp/gateway-component.js';
 import type { InstallLink } from '../operations/mcp-links.js';
@@ -19,6 +20,7 @@ import { SubscriptionCard } from './components/SubscriptionCard.js';
 import type { EditForm } from './forms/edit-form.js';
 import type { FieldErrors } from './forms/form-fields.js';
 import { useKeys } from './input-router.js';
+import type { PanePrompt } from './pane-hints.js';
 import type { SubscribedView } from './slash-runner.js';
 import { theme } from './theme.js';
 
@@ -115,12 +117,18 @@ function ConfigProblemsLayer({ entry, width, height, actions }: { entry: Extract
   return <ConfigProblems issues={entry.issues} reason={entry.reason} width={width} height={height} />;
 }
 
-/** The bottom line: the topmost line overlay (command line, pane filter, quit prompt), else the notice. */
-export function BottomLine({ stack, notice, quitPrompt, actions }: { stack: readonly StackedOverlay[]; notice: string; quitPrompt: string; actions: OverlayActions }) {
+/**
+ * The bottom line: the topmost line overlay (command line, pane filter, quit prompt), else the
+ * focused pane's prompt, else the notice. It spans the terminal; what is longer is cut with `~`
+ * (`M` shows a notice whole). Ink's truncate only catches wide characters, which `fit` counts as one.
+ */
+export function BottomLine({ stack, notice, prompt, quitPrompt, actions }: { stack: readonly StackedOverlay[]; notice: string; prompt?: PanePrompt; quitPrompt: string; actions: OverlayActions }) {
+  const { columns } = useWindowSize();
   const line = stack.filter(isLine).at(-1);
-  if (line?.kind === 'quit') return <QuitLayer key={line.id} id={line.id} prompt={quitPrompt} actions={actions} />;
+  if (line?.kind === 'quit') return <QuitLayer key={line.id} id={line.id} prompt={fit(quitPrompt, columns)} actions={actions} />;
   if (line) return <LineInput key={line.id} entry={line} actions={actions} />;
-  return <Text color={theme.dim} wrap="truncate-end">{notice}</Text>;
+  if (prompt) return <Text color={prompt.color} wrap="truncate">{fit(prompt.text, columns)}</Text>;
+  return <Text color={theme.dim} wrap="truncate">{fit(notice, columns)}</Text>;
 }
 
 /** y quits, and so does a second Ctrl-C (the first one opened this prompt); any other key stays. */
@@ -130,7 +138,7 @@ function QuitLayer({ id, prompt, actions }: { id: number; prompt: string; action
     else actions.close(id);
     return true;
   }, { layer: 'overlay' });
-  return <Text color={theme.warn} wrap="truncate-end">{prompt}</Text>;
+  return <Text color={theme.warn} wrap="truncate">{prompt}</Text>;
 }
 
 /** The command line or a pane's filter (applied as typed): typed text stays here (modal); Esc closes it. */

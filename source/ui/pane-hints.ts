@@ -8,6 +8,15 @@ const paneKeys: Record<string, string> = {
   Output: '↑↓ select · Enter open · c copy · F filter',
 };
 
+/**
+ * A pane's question waiting for its key (copy a route's secret?). It goes to the bottom line, which
+ * spans the terminal, rather than under the pane, which may have 60 % of it.
+ */
+export interface PanePrompt {
+  text: string;
+  color?: string;
+}
+
 /** How long a notice stays on the bottom line before the focused pane's keys take its place. */
 export const NOTICE_SHOWN_MS = 15_000;
 

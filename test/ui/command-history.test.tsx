@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { slashCommands } from '../../source/ui/slash-commands.js';
 import { renderConsole, slash } from '../helpers/console.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
 
@@ -51,5 +52,29 @@ describe('the command line', () => {
     expect(frame.indexOf('Unknown command /newer-one')).toBeLessThan(frame.indexOf('Unknown command /older-one'));
     view.stdin.write(keys.escape);
     await waitForFrame(view.lastFrame, (f) => !f.includes('Messages (2'));
+  });
+
+  it('M, then Enter on a message cut in the list shows it whole, wrapped; Esc goes back to the list', async () => {
+    const view = await renderConsole({ size: { columns: 80, rows: 24 } });
+    closers.push(view.close);
+    await waitForFrame(view.lastFrame, (f) => f.includes(' 1 MCP'));
+    await ticks();
+    await slash(view.stdin, view.lastFrame, 'a-long-unknown-command-name');
+    const message = `Unknown command /a-long-unknown-command-name. Known: ${slashCommands.map((command) => `/${command.name}`).join(', ')}`;
+    await waitForFrame(view.lastFrame, (f) => f.includes('Unknown command /a-long'));
+    view.stdin.write('M');
+    const list = await waitForFrame(view.lastFrame, (f) => f.includes('Messages (1, newest first)'));
+    expect(list).toMatch(/Known: .*~ │/);
+    await ticks();
+    view.stdin.write(keys.enter);
+    // The view's rows, without the border, read as the whole message.
+    const rows = (frame: string) => frame.split('\n').map((line) => line.replace(/^│ |\s*│$/g, '').trimEnd()).join(' ');
+    await waitForFrame(view.lastFrame, (f) => rows(f).includes(message) && f.includes('Esc back to the messages'));
+    await ticks();
+    view.stdin.write(keys.escape);
+    await waitForFrame(view.lastFrame, (f) => f.includes('Messages (1, newest first)'));
+    await ticks();
+    view.stdin.write(keys.escape);
+    await waitForFrame(view.lastFrame, (f) => !f.includes('Messages (1'));
   });
 });

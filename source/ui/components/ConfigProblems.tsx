@@ -11,7 +11,7 @@ export function ConfigProblems({ issues, reason, width, height }: { issues: read
     <Box flexDirection="column" flexShrink={0} borderStyle="round" borderColor={theme.error} paddingX={1} width={width}>
       <Text bold color={theme.error}>{fit(reason.split(':')[0] ?? reason, inner)}</Text>
       {shown.map((issue, index) => <Text key={index}>{fit(`${issue.path}: ${issue.reason}`, inner)}</Text>)}
-      {issues.length > shown.length ? <Text color={theme.dim}>{`… ${issues.length - shown.length} more`}</Text> : null}
+      {issues.length > shown.length ? <Text color={theme.dim}>{`... ${issues.length - shown.length} more`}</Text> : null}
       <Text color={theme.dim}>{fit('Enter or E reopens config.json in $EDITOR · any other key leaves it (the previous config stays in effect)', inner)}</Text>
     </Box>
   );

@@ -55,7 +55,7 @@ export function ElicitationDialog({ request, position, total, now, width, height
       <Text bold color={theme.warn}>{fit(heading, inner)}</Text>
       <Text bold>{fit(`${request.server ?? 'A server'} asks: ${request.form.message}`, inner)}</Text>
       {listed.map((field) => <Text key={field.key} color={theme.dim}>{fit(`  ${field.label}${field.required ? ' *' : ''}${field.initial ? ` (default ${field.initial})` : ''}`, inner)}</Text>)}
-      {fields.length > listed.length ? <Text color={theme.dim}>{`  … ${fields.length - listed.length} more fields`}</Text> : null}
+      {fields.length > listed.length ? <Text color={theme.dim}>{`  ... ${fields.length - listed.length} more fields`}</Text> : null}
       {paused ? <Text color={theme.warn}>{fit(KEYS_PAUSED, inner)}</Text> : <Text color={theme.dim}>{fit('a fill in the form · d decline · Esc later · * required', inner)}</Text>}
     </Box>
   );

@@ -47,8 +47,9 @@ export function Form({ title, fields, width, height, errors = {}, busy = false, 
     onSubmit(parsed.values);
   }, { layer: 'overlay', modal: true });
 
-  const labelWidth = Math.min(24, Math.max(...fields.map((field) => field.label.length + (field.required ? 2 : 0))) + 1);
   const inner = Math.max(10, width - 4);
+  // As wide as the longest label, up to half the width: the value takes the rest.
+  const labelWidth = Math.min(Math.floor(inner / 2), Math.max(...fields.map((field) => field.label.length + (field.required ? 2 : 0))) + 1);
   const valueWidth = Math.max(4, inner - labelWidth - 3);
   // Window: title, the form-level error, the hint and the key line take 4 lines; the rest shows fields around the focus.
   const room = Math.max(1, height - 2 - 4 - (shown[''] ? 1 : 0));

@@ -1,12 +1,13 @@
-import { Box, Text } from 'ink';
-import { useRef, useState } from 'react';
+import { Box } from 'ink';
+import { useEffect, useRef, useState } from 'react';
 import type { Operations } from '../../operations/index.js';
 import type { ConsoleState } from '../console-model.js';
 import { ScrollText } from '../components/ScrollText.js';
 import { ListView, type ListRow, type PaneFilter, type RowSource } from '../components/ListView.js';
 import type { EditTarget } from '../forms/edit-target.js';
-import { clockTime, column, fit } from '../format.js';
+import { clockTime, column } from '../format.js';
 import { useKeys } from '../input-router.js';
+import type { PanePrompt } from '../pane-hints.js';
 import { theme } from '../theme.js';
 import type { WebhookRow } from '../../operations/webhook-rows.js';
 import { outcomeLabel, outcomeStyle, reasonOf, runStyle, WebhookDetails } from './webhook-details.js';
@@ -27,9 +28,10 @@ const ROUTE_WIDTH = 20;
  * t edits and sends a signed test request to the selected route (through the real intake); c copies
  * the delivery id, or a route's URL (or its secret, after a confirm: never drawn).
  */
-export function WebhooksPane({ state, ops, height, width, focused, onNotice, onCopy, onEdit, ...filter }: PaneFilter & {
+export function WebhooksPane({ state, ops, height, width, focused, onNotice, onPrompt, onCopy, onEdit, ...filter }: PaneFilter & {
   state: ConsoleState; ops: Operations; height: number; width: number; focused: boolean;
-  onNotice: (text: string) => void; onCopy: (text: string, what: string, secretOf?: string) => void; onEdit: (target: EditTarget) => void;
+  onNotice: (text: string) => void; onPrompt: (prompt: PanePrompt | undefined) => void;
+  onCopy: (text: string, what: string, secretOf?: string) => void; onEdit: (target: EditTarget) => void;
 }) {
   const [mode, setMode] = useState<Mode>({ kind: 'none' });
   /** Test requests being edited, by route: kept across Esc and refused sends. */
@@ -86,6 +88,15 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
       void ops.webhooks.secret({ route }).then(({ secret }) => onCopy(secret, `the secret of route ${route}`, route), (error: unknown) => onNotice((error as Error).message));
     }
   }, { layer: 'pane', active: focused && (mode.kind === 'copy' || mode.kind === 'secret'), modal: true });
+  // The prompt goes to the console's bottom line while this pane has the keys: it is wider than the pane.
+  const question = mode.kind === 'copy' ? `Copy from route ${mode.route}: u the URL · s the secret · any other key cancels`
+    : mode.kind === 'secret' ? `Copy the secret of route ${mode.route}? y / any other key cancels (no clipboard: a 0600 file, never shown)` : undefined;
+  const questionColor = mode.kind === 'secret' ? theme.caution : theme.accent;
+  useEffect(() => {
+    if (!question || !focused) return undefined;
+    onPrompt({ text: question, color: questionColor });
+    return () => onPrompt(undefined);
+  }, [question, questionColor, focused, onPrompt]);
 
   const setDraft = (draft: TestDraft) => {
     drafts.current.set(draft.route, draft);
@@ -103,11 +114,10 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
   };
 
   const draft = mode.kind === 'test' ? drafts.current.get(mode.route) ?? newDraft(mode.route) : undefined;
-  const listHeight = mode.kind === 'copy' || mode.kind === 'secret' ? Math.max(1, height - 1) : height;
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
       <ListView
-        rows={rows} height={listHeight} width={width} focused={focused && mode.kind === 'none'} scopes={['webhooks']}
+        rows={rows} height={height} width={width} focused={focused && mode.kind === 'none'} scopes={['webhooks']}
         title="Routes and requests, newest first" followable {...filter} fields={webhookFields}
         inline={draft ? { lines: TEST_EDITOR_LINES, node: <WebhookTestEditor draft={draft} width={width} focused={focused} onChange={setDraft} onSend={sendTest} onClose={() => setMode({ kind: 'none' })} /> } : undefined}
         empty={webhook.enabled ? 'No routes and no requests yet.' : 'Webhooks are off: switchboard config set platforms.webhook.enabled true, then restart.'}
@@ -140,8 +150,6 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onC
           return <WebhookDetails row={delivery} ops={ops} height={height} width={width} focused={focused} />;
         }}
       />
-      {mode.kind === 'copy' ? <Text color={theme.accent}>{fit(`Copy from route ${mode.route}: u the URL · s the secret · any other key cancels`, width)}</Text> : null}
-      {mode.kind === 'secret' ? <Text color={theme.caution}>{fit(`Copy the secret of route ${mode.route}? y / any other key cancels (no clipboard: a 0600 file, never shown)`, width)}</Text> : null}
     </Box>
   );
 }

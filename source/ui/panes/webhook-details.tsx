@@ -22,7 +22,7 @@ export function WebhookDetails({ row, ops, height, width, focused }: { row: Webh
   const why = reasonOf(row);
   if (why) lines.push({ text: `Why: ${why}`, color: theme.warn });
   if (!record) {
-    lines.push({ text: queued ? (fetched.value || fetched.error ? 'Not in the store (yet).' : 'Reading…') : 'Refused or ignored: nothing was queued, so there is no prompt or run.', dim: true });
+    lines.push({ text: queued ? (fetched.value || fetched.error ? 'Not in the store (yet).' : 'Reading...') : 'Refused or ignored: nothing was queued, so there is no prompt or run.', dim: true });
   } else {
     lines.push({ text: `State ${record.state}${record.replayOf ? ` · replay of ${record.replayOf}` : ''} · deliver to ${record.target}${record.runId ? ` · run ${record.runId.slice(0, 8)} ${record.runStatus ?? ''}` : ''}`, dim: true });
     lines.push({ text: 'Prompt:', bold: true }, ...indented(record.prompt));
