@@ -270,7 +270,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit, firstN
     switch (name) {
       case 'MCP': return <McpPane {...common} ops={ops} onNotice={setNotice} onEdit={edit} onLogin={(server) => (local ? push({ kind: 'login', server }) : setNotice(`OAuth login needs this machine's browser where the gateway runs: run switchboard mcp login ${server} there; the gateway picks the tokens up by itself.`))} />;
       case 'Webhooks': return <WebhooksPane {...common} ops={ops} onNotice={setNotice} onPrompt={setPanePrompt} onCopy={copyThing} onEdit={edit} />;
-      case 'Jobs': return <JobsPane {...common} ops={ops} now={now} onNotice={setNotice} onEdit={edit} />;
+      case 'Jobs': return <JobsPane {...common} ops={ops} now={now} onNotice={setNotice} onPrompt={setPanePrompt} onEdit={edit} />;
       case 'Approvals': return <ApprovalsPane {...common} ops={ops} now={now} onNotice={setNotice} />;
       case 'Logs': return <LogsPane {...common} />;
       case 'Output': return <OutputPane {...common} onCopy={copyThing} />;
@@ -321,9 +321,9 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit, firstN
 
 /** What quitting does: an attached console only detaches; an in-process one stops the gateway. */
 function quitPrompt(state: ConsoleState): string {
-  if (state.link.where === 'attached' && state.link.status !== 'connected') return `Leave? The gateway (pid ${state.link.hello.pid}) is not answering: this console is only waiting for it. y or Ctrl-C / any other key to stay`;
-  if (state.link.where === 'attached') return `Detach from the gateway (pid ${state.link.hello.pid})? It keeps running${state.runsHere > 0 ? ` its ${state.runsHere} run(s)` : ''}. y or Ctrl-C / any other key to stay`;
-  return `${state.runsHere} run(s) in flight: quitting stops the gateway, and webhook runs are queued again for its next start. Quit? y or Ctrl-C / any other key to stay`;
+  if (state.link.where === 'attached' && state.link.status !== 'connected') return `Leave? The gateway (pid ${state.link.hello.pid}) is not answering: this console is only waiting for it. y or Ctrl-C leaves · any other key stays`;
+  if (state.link.where === 'attached') return `Detach from the gateway (pid ${state.link.hello.pid})? It keeps running${state.runsHere > 0 ? ` its ${state.runsHere} run(s)` : ''}. y or Ctrl-C detaches · any other key stays`;
+  return `${state.runsHere} run(s) in flight: quitting stops the gateway, and webhook runs are queued again for its next start. Quit? y or Ctrl-C quits · any other key stays`;
 }
 
 /** The issues an operation listed, after its message (a refused install). */

@@ -2,7 +2,7 @@
 const paneKeys: Record<string, string> = {
   MCP: '↑↓ select · Enter details · R reconnect · l login · e edit · F filter',
   Webhooks: '↑↓ select · Enter details · r replay · t test · c copy · e edit · f follow · F filter',
-  Jobs: '↑↓ select · Enter runs · n run now · e edit · F filter',
+  Jobs: '↑↓ select · Enter run history · n run now · e edit · F filter',
   Approvals: '↑↓ select · v revoke a session grant · A reopen put-off requests · F filter',
   Logs: '↑↓ PgUp/PgDn g/G · Enter whole line · F filter',
   Output: '↑↓ select · Enter open · c copy · F filter',

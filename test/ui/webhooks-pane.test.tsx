@@ -105,6 +105,16 @@ describe('Webhook deliveries pane (2)', () => {
     await waitForFrame(lastFrame, (f) => /d-open\.replay-1\s+replay\s+delivered/.test(f), 15_000);
   });
 
+  it('c on a request refused before it had an id says there is nothing to copy', async () => {
+    const { lastFrame, stdin, copied, gateway } = await webhookConsole();
+    expect((await gateway.webhookApp!.inject({ method: 'POST', url: '/webhooks/nope', headers: { 'content-type': 'application/json' }, payload: '{}' })).statusCode).toBe(404);
+    await waitForFrame(lastFrame, (f) => /nope\s.*404/.test(f));
+    await press(stdin, keys.down);
+    await press(stdin, 'c');
+    await waitForFrame(lastFrame, (f) => f.includes('This request carried no delivery id: nothing to copy.'));
+    expect(copied).toEqual([]);
+  });
+
   it('t sends a signed test webhook with an editable payload through the intake; a bad payload is refused in place', async () => {
     const { lastFrame, stdin } = await webhookConsole();
     await press(stdin, 't');

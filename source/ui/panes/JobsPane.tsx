@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useKeys } from '../input-router.js';
 import type { JobLastStatus, JobRow } from '../../store/jobs.js';
 import type { Operations } from '../../operations/index.js';
@@ -8,7 +8,8 @@ import { useFetched } from '../hooks/useFetched.js';
 import { ScrollText, type TextLine } from '../components/ScrollText.js';
 import { ListView, type ListRow, type PaneFilter } from '../components/ListView.js';
 import type { EditTarget } from '../forms/edit-target.js';
-import { clockTime, column, fit, formatDuration } from '../format.js';
+import { clockTime, column, formatDuration } from '../format.js';
+import type { PanePrompt } from '../pane-hints.js';
 import { theme } from '../theme.js';
 
 /** What `field:value` can name in this pane's filter. */
@@ -17,8 +18,9 @@ const jobFields = ['name', 'schedule', 'status', 'deliver', 'state'];
 const statusColor: Record<JobLastStatus, string | undefined> = { ok: theme.ok, error: theme.error, delivery_failed: theme.error, interrupted: theme.error, silent: theme.dim, skipped: theme.warn };
 
 /** Every job: name, schedule, next run as a countdown, last status; Enter shows the run history. */
-export function JobsPane({ state, ops, height, width, focused, now, onNotice, onEdit, ...filter }: PaneFilter & {
-  state: ConsoleState; ops: Operations; height: number; width: number; focused: boolean; now: number; onNotice: (text: string) => void; onEdit: (target: EditTarget) => void;
+export function JobsPane({ state, ops, height, width, focused, now, onNotice, onPrompt, onEdit, ...filter }: PaneFilter & {
+  state: ConsoleState; ops: Operations; height: number; width: number; focused: boolean; now: number;
+  onNotice: (text: string) => void; onPrompt: (prompt: PanePrompt | undefined) => void; onEdit: (target: EditTarget) => void;
 }) {
   const running = new Set(state.snapshot.jobs.running);
   const nameWidth = Math.min(24, Math.max(6, ...state.jobs.map((job) => job.name.length)));
@@ -46,10 +48,19 @@ export function JobsPane({ state, ops, height, width, focused, now, onNotice, on
       (error: unknown) => onNotice(`Job ${job.name} not run: ${(error as Error).message}`));
     return true;
   }, { layer: 'overlay', modal: true, active: confirming !== undefined });
+  // The question goes to the console's bottom line, which is wider than the pane.
+  const question = confirming
+    ? `Run ${confirming.name} now? y / any other key · ${running.has(confirming.id) ? 'it is running: recorded as skipped' : `a real run, delivered to ${confirming.deliver}`}`
+    : undefined;
+  useEffect(() => {
+    if (!question) return undefined;
+    onPrompt({ text: question, color: theme.caution });
+    return () => onPrompt(undefined);
+  }, [question, onPrompt]);
   return (
     <Box flexDirection="column">
     <ListView
-      rows={rows} height={confirming ? height - 1 : height} width={width} focused={focused} title="Jobs" scopes={['jobs']} {...filter} fields={jobFields}
+      rows={rows} height={height} width={width} focused={focused} title="Jobs" scopes={['jobs']} {...filter} fields={jobFields}
       empty="No jobs. Create one with /cron create <schedule> <prompt> (or switchboard cron create)."
       onCommand={(command, row) => {
         if (command === 'item.edit') return row ? onEdit({ kind: 'job', id: row.key }) : onNotice('No job selected.');
@@ -64,7 +75,6 @@ export function JobsPane({ state, ops, height, width, focused, now, onNotice, on
         return <JobDetails job={job} ops={ops} height={height} width={width} focused={focused} />;
       }}
     />
-    {confirming ? <Text color={theme.caution}>{fit(`Run ${confirming.name} now? y / any other key · ${running.has(confirming.id) ? 'it is running: recorded as skipped' : `a real run, delivered to ${confirming.deliver}`}`, width)}</Text> : null}
     </Box>
   );
 }

@@ -135,7 +135,11 @@ export function WebhooksPane({ state, ops, height, width, focused, onNotice, onP
             return setMode({ kind: 'test', route });
           }
           if (command === 'item.copy') {
-            if (delivery) return onCopy(delivery.deliveryId, 'the delivery id');
+            if (delivery) {
+              // A request refused before its id was read (404, 415...) has none.
+              if (!delivery.deliveryId || delivery.deliveryId === '-') return onNotice('This request carried no delivery id: nothing to copy.');
+              return onCopy(delivery.deliveryId, 'the delivery id');
+            }
             if (route) return setMode({ kind: 'copy', route });
           }
           if (command === 'item.edit') {
