@@ -11,3 +11,4 @@ export const Command = commander.Command;
 export type Command = Commander.Command;
 export const CommanderError = commander.CommanderError;
 export type CommanderError = Commander.CommanderError;
+export const InvalidArgumentError = commander.InvalidArgumentError;

@@ -3,6 +3,8 @@ import type { JobRequestParams } from '../operations/jobs.js';
 import { commandFor } from '../config/home.js';
 import { homeOf } from './context.js';
 import { formatJob, formatJobTable, formatRunResult, formatRunTable, jobJson } from './cron-format.js';
+import { MAX_NEXT_FIRES, MAX_ROWS } from '../operations/params.js';
+import { wholeNumber } from './number-options.js';
 import { print, say } from './output.js';
 import { sayWhere, withOperations } from './session.js';
 
@@ -102,10 +104,10 @@ export function cronCommand(): Command {
   cron
     .command('runs [job]')
     .description('Run history, newest first (all jobs, or one by id or name)')
-    .option('--limit <n>', 'how many runs', '20')
+    .option('--limit <n>', 'how many runs', wholeNumber(MAX_ROWS), 20)
     .option('--json', 'machine-readable output')
-    .action((ref: string | undefined, options: { limit: string; json?: boolean }, command: Command) => withOperations(command, async ({ operations }) => {
-      const { runs, timezone } = await operations.jobs.runs({ ...(ref === undefined ? {} : { job: ref }), limit: Number(options.limit) });
+    .action((ref: string | undefined, options: { limit: number; json?: boolean }, command: Command) => withOperations(command, async ({ operations }) => {
+      const { runs, timezone } = await operations.jobs.runs({ ...(ref === undefined ? {} : { job: ref }), limit: options.limit });
       if (options.json) return print(JSON.stringify(runs, undefined, 2));
       if (runs.length === 0) return say('No runs yet.');
       print(formatRunTable(runs, timezone));
@@ -133,9 +135,9 @@ export function cronCommand(): Command {
   cron
     .command('next <schedule>')
     .description('Preview the next fires of a schedule in the configured timezone')
-    .option('--count <n>', 'how many', '5')
-    .action((schedule: string, options: { count: string }, command: Command) => withOperations(command, async ({ operations }) => {
-      const next = await operations.jobs.next({ schedule, count: Number(options.count) });
+    .option('--count <n>', 'how many', wholeNumber(MAX_NEXT_FIRES), 5)
+    .action((schedule: string, options: { count: number }, command: Command) => withOperations(command, async ({ operations }) => {
+      const next = await operations.jobs.next({ schedule, count: options.count });
       say(`Next ${next.times.length} run(s) of "${next.schedule}" in ${next.timezone}${next.interval ? ' (an interval counts from the moment the job is created)' : ''}:`);
       for (const time of next.times) print(time);
     }));

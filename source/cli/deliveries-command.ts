@@ -1,5 +1,7 @@
 import { Command } from './commander.js';
 import type { OutputDeliveryView } from '../operations/deliveries.js';
+import { MAX_ROWS } from '../operations/params.js';
+import { wholeNumber } from './number-options.js';
 import { print, say } from './output.js';
 import { withOperations } from './session.js';
 
@@ -11,10 +13,10 @@ export function deliveriesCommand(): Command {
     .command('list')
     .description('Recent deliveries, newest first')
     .option('--failed', 'only failed ones')
-    .option('--limit <n>', 'how many', '50')
+    .option('--limit <n>', 'how many', wholeNumber(MAX_ROWS), 50)
     .option('--json', 'machine-readable output, attempts included')
-    .action((options: { failed?: boolean; limit: string; json?: boolean }, command: Command) => withOperations(command, async ({ operations }) => {
-      const rows = await operations.deliveries.list({ failed: options.failed === true, limit: Number(options.limit) });
+    .action((options: { failed?: boolean; limit: number; json?: boolean }, command: Command) => withOperations(command, async ({ operations }) => {
+      const rows = await operations.deliveries.list({ failed: options.failed === true, limit: options.limit });
       if (options.json) return print(JSON.stringify(rows, undefined, 2));
       if (rows.length === 0) return say(options.failed ? 'No failed deliveries.' : 'No deliveries yet.');
       for (const row of rows) print(describe(row));

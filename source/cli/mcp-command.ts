@@ -2,7 +2,8 @@ import { Command } from './commander.js';
 import type { McpServerConfig } from '../config/types.js';
 import { sayApplied } from './config-command.js';
 import { homeOf } from './context.js';
-import { print, say } from './output.js';
+import { positiveNumber } from './number-options.js';
+import { print, say, UsageError } from './output.js';
 import { withOperations } from './session.js';
 
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
@@ -76,9 +77,9 @@ export function mcpCommand(): Command {
     .option('--transport <kind>', 'HTTP: sse for the SSE transport')
     .option('--protocol <era>', 'auto (default), stateless or legacy')
     .option('--trust <level>', 'full (default) or untrusted')
-    .option('--timeout <seconds>', 'tool-call timeout', Number)
+    .option('--timeout <seconds>', 'tool-call timeout', positiveNumber)
     .option('--disabled', 'add it with enabled: false')
-    .action(guard((name: string, options: AddOptions, command: Command) => withOperations(command, async (session) => {
+    .action((name: string, options: AddOptions, command: Command) => withOperations(command, async (session) => {
       if (!NAME.test(name)) throw new UsageError(`server name "${name}" must be 1-64 characters of A-Z a-z 0-9 . _ -`);
       if (Boolean(options.command) === Boolean(options.url)) throw new UsageError('give exactly one of --command (stdio) or --url (HTTP)');
       const entry: Record<string, unknown> = options.command
@@ -91,7 +92,7 @@ export function mcpCommand(): Command {
       const changed = await session.operations.mcp.add({ name, entry: entry as unknown as McpServerConfig, by: 'cli' });
       say(`Added MCP server ${name}. Check it: switchboard mcp test ${name}`);
       sayApplied(session, changed);
-    })));
+    }));
 
   mcp
     .command('remove <name>')
@@ -115,22 +116,6 @@ interface AddOptions {
   trust?: string;
   timeout?: number;
   disabled?: boolean;
-}
-
-/** A mistake in the command line: printed as `error: ...` with exit code 2. */
-export class UsageError extends Error {}
-
-/** Usage mistakes print `error: ...` and exit 2; everything else goes to the CLI's error report. */
-export function guard<A extends unknown[]>(action: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
-  return async (...args) => {
-    try {
-      await action(...args);
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      say(`error: ${error.message}`);
-      process.exitCode = 2;
-    }
-  };
 }
 
 function collect(value: string, previous: string[]): string[] {

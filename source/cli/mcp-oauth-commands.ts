@@ -2,9 +2,8 @@ import readline from 'node:readline';
 import type { Command } from './commander.js';
 import { canOpenBrowser, openBrowser } from '../infra/browser.js';
 import { checkClientMetadataUrl, checkMetadataDocument, clientMetadataDocument, startServerLogin } from '../operations/mcp-oauth.js';
-import { guard, UsageError } from './mcp-command.js';
 import { homeOf } from './context.js';
-import { print, say } from './output.js';
+import { print, say, UsageError } from './output.js';
 
 /** `mcp login`, `mcp client-metadata`, `mcp check-metadata` (spec 3.2, 4.2, 5.3). */
 export function addOAuthCommands(mcp: Command): void {
@@ -12,7 +11,7 @@ export function addOAuthCommands(mcp: Command): void {
     .command('login <server>')
     .description('OAuth login for an auth: oauth server: prints the authorization URL, opens a browser when there is a display, accepts the pasted redirect URL; clears an earlier refusal of the client metadata document')
     .option('--no-browser', 'only print the URL, never open a browser')
-    .action(guard(async (name: string, options: { browser: boolean }, command: Command) => {
+    .action(async (name: string, options: { browser: boolean }, command: Command) => {
       const home = homeOf(command);
       const controller = new AbortController();
       const login = await startServerLogin(home, name, {
@@ -52,25 +51,25 @@ export function addOAuthCommands(mcp: Command): void {
         input.close();
         process.stdin.destroy();
       }
-    }));
+    });
 
   mcp
     .command('client-metadata')
     .description('Print the client metadata document to host at --url (spec 5.3): client_id = the URL, the ten loopback redirect URIs')
     .requiredOption('--url <url>', 'the HTTPS URL the document will be served at (oauth.client_metadata_url)')
     .option('--client-name <name>', 'client_name shown by the authorization server', 'Switchboard')
-    .action(guard((options: { url: string; clientName: string }) => {
+    .action((options: { url: string; clientName: string }) => {
       const checked = checkClientMetadataUrl(options.url);
       if (!checked.ok) throw new UsageError(`--url ${checked.reason} (spec 5.3: https, a path, no fragment, no userinfo, no . or .. segments)`);
       print(JSON.stringify(clientMetadataDocument(options.url, options.clientName), undefined, 2));
-    }));
+    });
 
   mcp
     .command('check-metadata <server>')
     .description("Fetch the server's oauth.client_metadata_url and check every requirement of spec 5.3 item 3")
     .option('--url <url>', 'check this document URL instead of the configured one')
     .option('--ca <file>', 'PEM CA bundle to trust for the document host (besides the system CAs)')
-    .action(guard(async (name: string, options: { url?: string; ca?: string }, command: Command) => {
+    .action(async (name: string, options: { url?: string; ca?: string }, command: Command) => {
       const { url, checks } = await checkMetadataDocument(homeOf(command), name, options);
       {
         print(`client metadata document ${url} (server ${name}):`);
@@ -79,7 +78,7 @@ export function addOAuthCommands(mcp: Command): void {
         print(failed === 0 ? 'All checks passed.' : `${failed} of ${checks.length} checks failed. Fix the document (switchboard mcp client-metadata --url ${url} prints a correct one) or set mcp_servers.${name}.oauth.cimd to false.`);
         if (failed > 0) process.exitCode = 1;
       }
-    }));
+    });
 }
 
 function minutesUntil(iso: string): number {

@@ -8,6 +8,12 @@ export function print(line = ''): void {
   process.stdout.write(`${line}\n`);
 }
 
+/** The exit code of a mistake in the command line itself (README, "Exit codes"); any other failure is 1. */
+export const USAGE_EXIT_CODE = 2;
+
+/** A mistake in the command line that a command's own checks find (commander finds the others): `error: ...`, exit 2. */
+export class UsageError extends Error {}
+
 /** What every operator-facing error carries: a message, perhaps details and a hint (ConfigError, OperatorError, the lock's error). */
 interface Explained {
   message: string;
@@ -21,6 +27,10 @@ function isExplained(error: unknown): error is Explained {
 
 /** A readable error for the operator: what, where, what next. Returns the exit code. */
 export function reportError(error: unknown): number {
+  if (error instanceof UsageError) {
+    say(`error: ${error.message}`);
+    return USAGE_EXIT_CODE;
+  }
   if (isExplained(error)) {
     say(`error: ${error.message}`);
     for (const detail of error.details ?? []) say(`  - ${detail}`);

@@ -4,7 +4,7 @@ import { commandFor, resolveHome } from '../config/home.js';
 import { gatewayOnHome } from '../operations/connect.js';
 import { OperatorError } from '../operations/errors.js';
 import { ensureConfig, homeOf } from './context.js';
-import { print, reportError, say } from './output.js';
+import { print, reportError, say, USAGE_EXIT_CODE } from './output.js';
 import { connectTarget, type GlobalOptions } from './session.js';
 import { loadYogaWithoutFetch, slimInkImports } from './slim-imports.js';
 import { version } from './version.js';
@@ -41,7 +41,17 @@ async function buildProgram(argv: string[]): Promise<Command> {
     : named !== undefined && program.commands.some((command) => command.name() === named) ? []
       : named !== undefined && Object.hasOwn(commandGroups, named) ? [named] : Object.keys(commandGroups);
   for (const command of await Promise.all(groups.map((name) => commandGroups[name]!()))) program.addCommand(command);
+  throwInsteadOfExiting(program);
   return program;
+}
+
+/**
+ * commander exits the process on a usage error or `--help` unless told to throw, and a group made
+ * with `new Command` does not inherit that from the program: every command of the tree is told.
+ */
+function throwInsteadOfExiting(command: Command): void {
+  command.exitOverride();
+  for (const sub of command.commands) throwInsteadOfExiting(sub);
 }
 
 function baseProgram(): Command {
@@ -53,8 +63,7 @@ function baseProgram(): Command {
     .option('--attach', 'the console only attaches to a running gateway (fails when none runs)')
     .option('--no-color', 'the console draws without colour (so does NO_COLOR)')
     .option('--no-mouse', 'the console leaves mouse reporting off: no wheel or clicks, the terminal selects text (so does SWITCHBOARD_NO_MOUSE=1)')
-    .showSuggestionAfterError(true)
-    .exitOverride();
+    .showSuggestionAfterError(true);
 
   program
     .command('gateway')
@@ -156,23 +165,28 @@ function helpAsFlag(argv: string[]): string[] {
 export async function runCli(given: string[]): Promise<number> {
   const argv = helpAsFlag(given);
   const program = await buildProgram(argv);
-  if (commandName(argv) === undefined && !asksForInfo(argv)) {
-    program.parseOptions(argv);
-    const { home: homeFlag, attach, connect } = program.opts<GlobalOptions & { attach?: boolean }>();
-    if (process.stdin.isTTY && process.stdout.isTTY) return openConsole(program);
-    if (attach || connect) {
-      say('error: attaching a console needs a terminal (run it in one, or use the CLI commands: switchboard status, cron list, ...).');
-      return 1;
-    }
-    say('No terminal to draw the console in; running the headless gateway (switchboard gateway).');
-    return runHeadlessGateway(resolveHome(homeFlag), homeFlag);
-  }
   try {
+    if (commandName(argv) === undefined && !asksForInfo(argv)) return await runMainJob(program, argv);
     await program.parseAsync(argv, { from: 'user' });
     return Number(process.exitCode ?? 0);
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
+    // commander has printed its message: help and version end well, anything else it throws is a usage mistake.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
     return reportError(error);
   }
 }
 
+/** No command: the console in a terminal, else the headless gateway. */
+async function runMainJob(program: Command, argv: string[]): Promise<number> {
+  const { unknown } = program.parseOptions(argv);
+  // parseOptions leaves unknown options to its caller (a full parse would have refused them).
+  if (unknown.length > 0) program.error(`error: unknown option '${unknown[0]}'`, { code: 'commander.unknownOption' });
+  const { home: homeFlag, attach, connect } = program.opts<GlobalOptions & { attach?: boolean }>();
+  if (process.stdin.isTTY && process.stdout.isTTY) return openConsole(program);
+  if (attach || connect) {
+    say('error: attaching a console needs a terminal (run it in one, or use the CLI commands: switchboard status, cron list, ...).');
+    return 1;
+  }
+  say('No terminal to draw the console in; running the headless gateway (switchboard gateway).');
+  return runHeadlessGateway(resolveHome(homeFlag), homeFlag);
+}

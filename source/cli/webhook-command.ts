@@ -3,6 +3,8 @@ import { Command } from './commander.js';
 import type { DeliveryRecord } from '../store/webhook-deliveries.js';
 import type { RouteView, SubscribedView } from '../operations/webhooks.js';
 import { OperatorError } from '../operations/errors.js';
+import { MAX_ROWS } from '../operations/params.js';
+import { wholeNumber } from './number-options.js';
 import { print, say } from './output.js';
 import { withOperations } from './session.js';
 import { homeOf } from './context.js';
@@ -75,10 +77,10 @@ export function webhookCommand(): Command {
     .command('deliveries')
     .description('Accepted deliveries, newest first, with their run state and delivery outcome')
     .option('--route <name>', 'only this route')
-    .option('--limit <n>', 'how many', '20')
+    .option('--limit <n>', 'how many', wholeNumber(MAX_ROWS), 20)
     .option('--json', 'machine-readable output')
-    .action((options: { route?: string; limit: string; json?: boolean }, command: Command) => withOperations(command, async ({ operations }) => {
-      const rows = await operations.webhooks.deliveries({ route: options.route, limit: Number(options.limit) });
+    .action((options: { route?: string; limit: number; json?: boolean }, command: Command) => withOperations(command, async ({ operations }) => {
+      const rows = await operations.webhooks.deliveries({ route: options.route, limit: options.limit });
       if (options.json) return print(JSON.stringify(rows, undefined, 2));
       if (rows.length === 0) return say(options.route ? `No deliveries on route "${options.route}" yet.` : 'No deliveries yet.');
       for (const row of rows) print(describeDelivery(row));

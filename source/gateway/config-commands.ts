@@ -76,12 +76,13 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
     return next;
   };
 
-  const readRaw = (): { ok: true; file: ConfigFile } | { ok: false; issue: ConfigIssue } => {
+  /** config.json as written, or why it cannot be: a problem of the whole file, whose message names it. */
+  const readRaw = (): { ok: true; file: ConfigFile } | { ok: false; reason: string } => {
     try {
       const file = readConfigFile(home.configFile);
-      return file ? { ok: true, file: file as ConfigFile } : { ok: false, issue: { path: '(root)', reason: `${home.configFile} does not exist` } };
+      return file ? { ok: true, file: file as ConfigFile } : { ok: false, reason: `${home.configFile} does not exist` };
     } catch (error) {
-      return { ok: false, issue: { path: '(root)', reason: (error as Error).message } };
+      return { ok: false, reason: (error as Error).message };
     }
   };
 
@@ -124,24 +125,33 @@ export function createConfigCommands(deps: ConfigCommandDeps): ConfigCommands {
   /** `reason` says what was refused; `issues` lists every problem (the console shows them, the CLI prints them). */
   const refused = (issues: ConfigIssue[], what: string): ConfigChangeResult => ({ ok: false, issues, reason: what });
 
+  /** A change that leaves config.json invalid: the key set is blamed for the problems it brings, not for those the file had. */
+  const refusedSet = (key: string, issues: ConfigIssue[], before: ConfigFile): ConfigChangeResult => {
+    const was = check(before);
+    const old = was.ok ? [] : was.issues;
+    const brought = issues.filter((issue) => !old.some((known) => known.path === issue.path && known.reason === issue.reason));
+    if (brought.length === 0) return refused(issues, 'Not written: config.json is already invalid (fix it first, or run switchboard config validate)');
+    return refused(brought, `Not written: ${key} would make config.json invalid${old.length > 0 ? ' (and it is already invalid: switchboard config validate lists every problem)' : ''}`);
+  };
+
   return {
     read() {
       const raw = readRaw();
-      if (!raw.ok) throw new ConfigError('CONFIG_UNREADABLE', raw.issue.reason, 'Fix the file (E in the console opens it), or restart to get a fresh default.');
+      if (!raw.ok) throw new ConfigError('CONFIG_UNREADABLE', raw.reason, 'Fix the file (E in the console opens it), or restart to get a fresh default.');
       return raw.file;
     },
     set: (segments, value, by = 'console') => serially(async () => {
       const raw = readRaw();
-      if (!raw.ok) return refused([raw.issue], 'config.json cannot be read');
+      if (!raw.ok) return refused([], `Not written: ${raw.reason}`);
       const next = setAt(raw.file, segments, value);
       const checked = check(next);
-      if (!checked.ok) return refused(checked.issues, `Not written: ${formatKeyPath(segments)} would make config.json invalid`);
+      if (!checked.ok) return refusedSet(formatKeyPath(segments), checked.issues, raw.file);
       writeConfigFile(home.configFile, next as Record<string, unknown>);
       return { ok: true, value: await apply(checked.resolved, checked.routes, by) };
     }),
     reload: (by = 'console') => serially(async () => {
       const raw = readRaw();
-      if (!raw.ok) return refused([raw.issue], 'config.json cannot be read; the previous config stays in effect');
+      if (!raw.ok) return refused([], `${raw.reason}; the previous config stays in effect`);
       const checked = check(raw.file);
       if (!checked.ok) return refused(checked.issues, 'config.json is invalid; the previous config stays in effect');
       return { ok: true, value: await apply(checked.resolved, checked.routes, by) };

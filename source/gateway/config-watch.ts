@@ -27,7 +27,10 @@ export function createConfigWatch(deps: {
     seenMtimeMs = mtimeMs;
     if (deps.paused()) return;
     checking = deps.reload().then((result) => {
-      if (!result.ok) deps.logger.warn(`config.json changed on disk but was not applied: ${result.reason}: ${result.issues.map((issue) => `${issue.path}: ${issue.reason}`).join('; ')}`);
+      if (result.ok) return;
+      // A file that cannot be read has no key problems: its reason says it all.
+      const problems = result.issues.map((issue) => `${issue.path}: ${issue.reason}`).join('; ');
+      deps.logger.warn(`config.json changed on disk but was not applied: ${result.reason}${problems ? `: ${problems}` : ''}`);
     }, (error: unknown) => {
       deps.logger.warn(`config.json changed on disk but could not be applied: ${(error as Error).message}`);
     }).finally(() => { checking = undefined; });

@@ -1,4 +1,5 @@
 import { getAt, setAt } from '../config/edit.js';
+import { ConfigError } from '../config/errors.js';
 import { formatKeyPath, parseKeyPath } from '../config/key-path.js';
 import { maskSecrets } from '../config/mask.js';
 import type { ConfigFile } from '../config/types.js';
@@ -33,8 +34,9 @@ export interface ConfigOperations {
 
 /** A refused change: every problem listed, nothing written. */
 export function refusedChange(result: Extract<ConfigChangeResult, { ok: false }>): OperatorError {
-  return new OperatorError('invalid', result.reason, 'Fix the keys listed (the schema is config.schema.json), then try again.',
-    result.issues.map((issue) => `${issue.path}: ${issue.reason}`));
+  // No issues: the file itself could not be read, and the reason says why.
+  const hint = result.issues.length > 0 ? 'Fix the keys listed (the schema is config.schema.json), then try again.' : 'Fix the file by hand (it must be a JSON object).';
+  return new OperatorError('invalid', result.reason, hint, result.issues.map((issue) => `${issue.path}: ${issue.reason}`));
 }
 
 export function keySegments(key: string, method: string): string[] {
@@ -64,7 +66,9 @@ export function createConfigOperations(core: OperationsCore): ConfigOperations {
     try {
       return (readConfigFile(file()) ?? {}) as ConfigFile;
     } catch (error) {
-      throw new OperatorError('invalid', `${file()} cannot be read: ${(error as Error).message}`, 'Fix the file by hand (it must be JSON).');
+      // Not JSON, not an object: its message names the file already.
+      if (error instanceof ConfigError) throw new OperatorError('invalid', error.message, error.hint);
+      throw new OperatorError('invalid', `${file()} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'Check that this user may read it.');
     }
   };
   const view = (key: string, result: ConfigChangeResult): ConfigChangeView => {

@@ -3,7 +3,7 @@ import { formatInZone, nextRuns, parseSchedule } from '../scheduler/schedule.js'
 import type { JobRow, JobRunRow } from '../store/jobs.js';
 import type { OperationsCore } from './core.js';
 import { OperatorError } from './errors.js';
-import { checked, optionalCount, optionalFlag, optionalText, optionalTextList, text, type Implementation, type Params } from './params.js';
+import { checked, MAX_NEXT_FIRES, optionalCount, optionalFlag, optionalText, optionalTextList, text, type Implementation, type Params } from './params.js';
 
 export interface JobView { timezone: string; job: JobRow }
 
@@ -91,7 +91,7 @@ export function createJobOperations(core: OperationsCore): JobOperations {
     },
     async next(params: Params) {
       const schedule = checked(parseSchedule(text(params, 'schedule', 'jobs.next')), 'Not a schedule');
-      const count = optionalCount(params, 'count', 'jobs.next', 5, 1000);
+      const count = optionalCount(params, 'count', 'jobs.next', 5, MAX_NEXT_FIRES);
       const timezone = core.config().current().timezone;
       return {
         timezone, schedule: schedule.text, interval: schedule.kind === 'every',

@@ -4,6 +4,7 @@ import { loadOrCreateConfig, type ResolvedConfig } from '../config/load.js';
 import { createConfigCommands, type ConfigCommands } from '../gateway/config-commands.js';
 import { checkConfig, loadCheckedConfig } from '../gateway/check-config.js';
 import type { Gateway } from '../gateway/gateway.js';
+import { readConfigFile } from '../infra/config-file.js';
 import { lazyLogger } from '../infra/lazy-logger.js';
 import { createLogger } from '../infra/logger.js';
 import type { JobsCore } from '../scheduler/scheduler.js';
@@ -71,7 +72,8 @@ export function createLocalOperations(home: HomeLayout, options: { version: stri
   };
   const configOnce = (): ConfigCommands => {
     if (config) return config;
-    const checked = checkConfig(loadOrCreateConfig(home).file, home);
+    // Read without loadOrCreateConfig's schema check: `config set` and `unset` can fix an invalid file, and say when it is.
+    const checked = checkConfig(readConfigFile(home.configFile) ?? loadOrCreateConfig(home).file, home);
     const log = createAuditLog(openStoreOnce());
     const audit = { record: async (source: string, kind: string, detail?: string) => log.record(source, kind, detail) };
     config = createConfigCommands({

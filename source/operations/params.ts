@@ -32,7 +32,11 @@ export function optionalFlag(params: Params, key: string, method: string): boole
   return value;
 }
 
-export function optionalCount(params: Params, key: string, method: string, fallback: number, max = 10_000): number {
+/** The most rows a listing hands out, and the most fires `jobs.next` previews (the CLI's options check the same ranges). */
+export const MAX_ROWS = 10_000;
+export const MAX_NEXT_FIRES = 1000;
+
+export function optionalCount(params: Params, key: string, method: string, fallback: number, max = MAX_ROWS): number {
   const value = params[key];
   if (value === undefined || value === null) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {

@@ -37,7 +37,7 @@ describe('switchboard CLI', () => {
     const sub = await runCli(['help', 'cron', 'create']);
     expect([sub.code, sub.stdout.split('\n')[0]]).toEqual([0, 'Usage: switchboard cron create [options] <schedule> <prompt>']);
     const unknown = await runCli(['help', 'crn']);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe("error: unknown command 'crn'\n(Did you mean cron?)\n");
   });
 

@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { runCli } from '../../source/cli/program.js';
+import { tempHome } from '../helpers/temp-home.js';
+
+/** Runs the CLI in this process (no dist/ needed): its exit code and what it wrote. */
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => { stdout.push(String(chunk)); return true; });
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => { stderr.push(String(chunk)); return true; });
+  try {
+    const code = await runCli([...args, '--home', home]);
+    return { code, stdout: stdout.join(''), stderr: stderr.join('') };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+let home = '';
+beforeEach(() => { home = tempHome().root; });
+afterEach(() => { process.exitCode = undefined; });
+
+describe('usage mistakes exit 2 with commander\'s message (README "Exit codes")', () => {
+  it.each([
+    [['cron', 'create'], "error: missing required argument 'schedule'\n"],
+    [['cron', 'list', '--bogus'], "error: unknown option '--bogus'\n"],
+    [['status', '--jsn'], "error: unknown option '--jsn'\n(Did you mean --json?)\n"],
+    [['cron', 'list', 'extra'], "error: too many arguments for 'list'. Expected 0 arguments but got 1.\n"],
+    [['crn'], "error: unknown command 'crn'\n(Did you mean cron?)\n"],
+    [['cron', 'bogus'], "error: unknown command 'bogus'\n"],
+    [['--bogus'], "error: unknown option '--bogus'\n"],
+  ])('%j', async (args, message) => {
+    expect(await cli(...args)).toMatchObject({ code: 2, stderr: message });
+  });
+
+  it('a missing option value before any command', async () => {
+    const stderr: string[] = [];
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => { stderr.push(String(chunk)); return true; });
+    try {
+      expect(await runCli(['--home'])).toBe(2);
+    } finally {
+      err.mockRestore();
+    }
+    expect(stderr.join('')).toBe("error: option '--home <dir>' argument missing\n");
+  });
+
+  it('a mistake a command finds itself (mcp add)', async () => {
+    expect(await cli('mcp', 'add', 'fx', '--command', 'node', '--url', 'https://example.invalid/mcp'))
+      .toMatchObject({ code: 2, stderr: expect.stringContaining('error: give exactly one of --command (stdio) or --url (HTTP)\n') });
+  });
+
+  it('help and version still exit 0', async () => {
+    expect(await cli('--help')).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: switchboard') });
+    expect(await cli('cron', 'create', '--help')).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: switchboard cron create') });
+    expect(await cli('--version')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+  });
+});
+
+describe('numeric options: one parser, a bad value named as typed, exit 2', () => {
+  it.each([
+    [['webhook', 'deliveries', '--limit', 'abc'], "option '--limit <n>' argument 'abc' is invalid. It must be a whole number from 1 to 10000."],
+    [['deliveries', 'list', '--limit', 'x'], "option '--limit <n>' argument 'x' is invalid. It must be a whole number from 1 to 10000."],
+    [['cron', 'runs', '--limit', '2.5'], "option '--limit <n>' argument '2.5' is invalid. It must be a whole number from 1 to 10000."],
+    [['cron', 'next', '*/15 * * * *', '--count', 'x'], "option '--count <n>' argument 'x' is invalid. It must be a whole number from 1 to 1000."],
+    [['cron', 'next', '*/15 * * * *', '--count', '0'], "option '--count <n>' argument '0' is invalid. It must be a whole number from 1 to 1000."],
+    [['cron', 'next', '*/15 * * * *', '--count', '1001'], "option '--count <n>' argument '1001' is invalid. It must be a whole number from 1 to 1000."],
+    [['mcp', 'add', 'fx', '--command', 'node', '--timeout', 'soon'], "option '--timeout <seconds>' argument 'soon' is invalid. It must be a number above 0."],
+    [['mcp', 'add', 'fx', '--command', 'node', '--timeout', '0'], "option '--timeout <seconds>' argument '0' is invalid. It must be a number above 0."],
+  ])('%j', async (args, message) => {
+    expect(await cli(...args)).toMatchObject({ code: 2, stderr: `error: ${message}\n` });
+  });
+
+  it('a good value reaches the operation as a number', async () => {
+    const next = await cli('cron', 'next', '*/15 * * * *', '--count', '2');
+    expect(next.code).toBe(0);
+    expect(next.stdout.trim().split('\n')).toHaveLength(2);
+  });
+});
