@@ -87,6 +87,15 @@ export function webhookCommand(): Command {
     }));
 
   webhook
+    .command('show <delivery_id>')
+    .description('One delivery whole: its rendered prompt, state, run, output and delivery result (the latest record of that id)')
+    .option('--json', 'machine-readable output')
+    .action((deliveryId: string, options: { json?: boolean }, command: Command) => withOperations(command, async ({ operations }) => {
+      const row = await operations.webhooks.delivery({ deliveryId });
+      print(options.json ? JSON.stringify(row, undefined, 2) : showDelivery(row));
+    }));
+
+  webhook
     .command('replay <delivery_id>')
     .description('Run a recorded delivery again, as a new delivery marked as a replay')
     .action((deliveryId: string, _options, command: Command) => withOperations(command, async (session) => {
@@ -145,6 +154,24 @@ function describeDelivery(row: DeliveryRecord): string {
   const detail = row.deliveryDetail ?? (row.state === 'queued' ? 'waiting for a run slot' : row.state === 'running' ? 'agent running' : '');
   const error = row.error ? `; run error: ${row.error}` : '';
   return `${when}  ${row.state.padEnd(15)} ${row.route}  ${row.event}  ${row.deliveryId}${replay}\n    ${detail}${error}`;
+}
+
+/** `webhook show`: the record as the console's details view shows it, in plain lines. */
+function showDelivery(row: DeliveryRecord): string {
+  const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
+  return [
+    `Delivery ${row.deliveryId} on route ${row.route} (event ${row.event})${row.replayOf ? `, replay of ${row.replayOf}` : ''}`,
+    `State:    ${row.state}${row.node ? ` on node ${row.node}` : ''}`,
+    `Received: ${time(row.receivedAtMs)}  started: ${time(row.startedAtMs)}  finished: ${time(row.finishedAtMs)}`,
+    `Target:   ${row.target}${row.deliveryDetail ? ` - ${row.deliveryDetail}` : ''}`,
+    `Run:      ${row.runId ?? '-'}${row.runStatus ? ` (${row.runStatus})` : ''}${row.error ? `; error: ${row.error}` : ''}`,
+    '',
+    'Prompt:',
+    row.prompt,
+    '',
+    'Output:',
+    row.output ?? (row.state === 'queued' || row.state === 'running' ? '(not yet)' : '(none)'),
+  ].join('\n');
 }
 
 function disabledError(): OperatorError {

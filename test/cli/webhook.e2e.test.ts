@@ -100,6 +100,13 @@ describe('switchboard webhook', () => {
     expect(delivered.prompt).toBe('Event opened');
     const listing = await cli(home, 'webhook', 'deliveries');
     expect(listing.stdout).toMatch(new RegExp(`delivered +live +issues +${deliveryId}`));
+    const shown = await cli(home, 'webhook', 'show', deliveryId);
+    expect(shown.stdout).toContain(`Delivery ${deliveryId} on route live (event issues)`);
+    expect(shown.stdout).toMatch(/State: +delivered\n/);
+    expect(shown.stdout).toMatch(/Prompt:\nEvent opened\n\nOutput:\n\[dry-run\]/);
+    const missing = await cli(home, 'webhook', 'show', 'no-such-id');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('No recorded webhook delivery "no-such-id"');
 
     const replay = await cli(home, 'webhook', 'replay', deliveryId);
     expect(replay.stdout.trim()).toBe(`${deliveryId}.replay-1`);
