@@ -331,6 +331,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       logger.info(`Gateway stopping: ${reason}`);
       await lifecycle.stop();
       status = 'stopped';
+      logger.info(`Gateway stopped: ${reason}`);
       void audit.record('gateway', 'gateway.stopped', reason).catch(() => {});
       events.emit('gateway.stopped', { atMs: now(), reason });
     },

@@ -182,6 +182,8 @@ describe('switchboard CLI', () => {
     const result = await gateway.exited;
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('Gateway stopping: SIGTERM received');
+    // The last line says it is done (the stop closed the listener, the runs and the store).
+    expect(result.stderr.trim().split('\n').at(-1)).toContain('Gateway stopped: SIGTERM received');
     expect(result.stdout).toBe('');
     expect(JSON.parse((await runCli(['status', '--json', '--home', home.root])).stdout).running).toBe(false);
     const log = fs.readFileSync(home.gatewayLog, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
