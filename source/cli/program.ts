@@ -91,17 +91,21 @@ function baseProgram(): Command {
       const locked = found && 'locked' in found ? found.locked : undefined;
       // Loaded only for a running gateway: `status` of a stopped one stays as light as before.
       const cluster = hello ? await import('./cluster-status.js').then((module) => module.clusterOf(home)) : null;
+      const configProblems = hello || locked ? (await import('./config-on-disk.js')).problemsOnDisk(home) : [];
+      const configLine = `  config    ${home.configFile} has ${configProblems.length} problem(s) the next start would refuse (the gateway keeps the config it loaded): ${configProblems[0]}; see ${commandFor(home, 'config validate')}`;
       if (options.json) {
-        print(JSON.stringify({ home: home.root, running: Boolean(hello ?? locked), ...(hello ?? locked ?? {}), ...(locked ? { control: 'not answering' } : {}), ...(cluster ? { cluster } : {}) }));
+        print(JSON.stringify({ home: home.root, running: Boolean(hello ?? locked), ...(hello ?? locked ?? {}), ...(locked ? { control: 'not answering' } : {}), ...(cluster ? { cluster } : {}), ...(configProblems.length > 0 ? { configProblems } : {}) }));
       } else if (hello) {
         print(`Gateway running: pid ${hello.pid} (${hello.mode}), version ${hello.version}${hello.startedAtMs ? `, since ${new Date(hello.startedAtMs).toISOString()}` : ''}`);
         if (hello.webhookUrl) print(`  webhooks  ${hello.webhookUrl}`);
         print(`  control   ${hello.socketPath}${hello.tcpUrl ? ` and ${hello.tcpUrl}` : ''}`);
         print(`  attach    ${commandFor(home, '--attach')}`);
         print(`  stop      ${commandFor(home, 'stop')}`);
+        if (configProblems.length > 0) print(configLine);
         for (const line of (await import('./cluster-status.js')).clusterLines(cluster, home.root)) print(line);
       } else if (locked) {
         print(`Gateway running: pid ${locked.pid}, since ${locked.startedAt}, but its control socket ${home.controlSocket} does not answer (home ${home.root})`);
+        if (configProblems.length > 0) print(configLine);
       } else {
         print(`No gateway is running on ${home.root}`);
         // A stopped cluster node has no view of the cluster of its own: the others' gateways do.

@@ -174,6 +174,15 @@ describe('switchboard CLI', () => {
     const status = await runCli(['status', '--json', '--home', home.root]);
     expect(JSON.parse(status.stdout)).toMatchObject({ running: true, pid: gateway.child.pid, webhookUrl: url });
 
+    // config.json broken under the running gateway: it keeps its config, and status warns before a restart fails.
+    const good = fs.readFileSync(home.configFile, 'utf8');
+    fs.writeFileSync(home.configFile, good.replace('"timezone"', '"timezon"'));
+    const warned = await runCli(['status', '--home', home.root]);
+    expect(warned.stdout).toMatch(/ {2}config {4}\S+config\.json has 1 problem\(s\) the next start would refuse .*: timezon: unknown key; did you mean "timezone"\?; see switchboard config validate/);
+    expect(JSON.parse((await runCli(['status', '--json', '--home', home.root])).stdout).configProblems).toEqual(['timezon: unknown key; did you mean "timezone"?']);
+    fs.writeFileSync(home.configFile, good);
+    expect((await runCli(['status', '--home', home.root])).stdout).not.toContain('  config ');
+
     const second = await runCli(['gateway', '--home', home.root]);
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`Another gateway is already running on this home (pid ${gateway.child.pid}`);
