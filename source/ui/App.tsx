@@ -1,5 +1,5 @@
 import { Box, Text, useApp, useWindowSize, type DOMElement } from 'ink';
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { McpServerConfig } from '../config/types.js';
 import type { McpCommands } from '../mcp/gateway-component.js';
 import { parseInstallLink, type InstallLink } from '../operations/mcp-links.js';
@@ -204,11 +204,23 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit, firstN
     }
   };
 
+  /** The request last put off here, while its notice is on the bottom line. */
+  const putOff = useRef<{ id: string; text: string } | undefined>(undefined);
   const dismiss = () => {
     if (!head) return;
     setDismissed((before) => new Set([...before, head.id]));
-    setNotice(`Put off: ${head.tool} for ${head.origin} stays pending (Approvals pane, 4); A opens it again.`);
+    const text = `Put off: ${head.tool} for ${head.origin} stays pending (Approvals pane, 4); A opens it again.`;
+    putOff.current = { id: head.id, text };
+    setNotice(text);
   };
+  // Decided meanwhile (another console, the CLI, its timeout): "stays pending" would be stale.
+  useEffect(() => {
+    const current = putOff.current;
+    if (!current || state.approvals.some((request) => request.id === current.id)) return;
+    putOff.current = undefined;
+    const record = state.approvalHistory.find((decided) => decided.id === current.id);
+    if (record && notice.text === current.text) setNotice(`${record.tool} for ${record.origin}, put off here, is ${record.status} now${record.decidedBy ? ` (by ${record.decidedBy})` : ''}.`);
+  }, [state.approvals, state.approvalHistory, notice.text, setNotice]);
   const reopenApprovals = () => {
     const waiting = state.approvals.filter((request) => dismissed.has(request.id)).length;
     setDismissed(new Set());

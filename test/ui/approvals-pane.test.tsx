@@ -43,4 +43,17 @@ describe('the Approvals pane', () => {
     expect((await asked).status).toBe('denied');
     await waitForFrame(view.lastFrame, (f) => /built-in\s+terminal\s+denied/.test(f));
   });
+
+  it('a request put off here and decided elsewhere replaces its "stays pending" notice', { timeout: 60_000 }, async () => {
+    const view = await renderConsole();
+    closers.push(view.close);
+    const approvals = view.gateway.approvals;
+    const asked = approvals.request({ origin: 'console', tool: 'write-note', server: 'notes', args: { note: 'a' } });
+    await waitForFrame(view.lastFrame, (f) => f.includes('Approval 1 of 1'));
+    view.stdin.write('\u001b');
+    await waitForFrame(view.lastFrame, (f) => f.includes('Put off: write-note for console stays pending'));
+    await approvals.resolve(approvals.pending()[0]!.id, 'approved', { by: 'cli' });
+    expect((await asked).status).toBe('approved');
+    await waitForFrame(view.lastFrame, (f) => f.includes('write-note for console, put off here, is approved now (by cli).') && !f.includes('stays pending'));
+  });
 });
