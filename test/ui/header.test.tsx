@@ -59,3 +59,17 @@ describe('the header of a console whose gateway stopped', () => {
     expect(lines('stopped')[1]).toContain('disconnected from the gateway (pid 4242), retrying: connection closed');
   });
 });
+
+describe('the header of an attached console at 100 columns', () => {
+  it('keeps "attached to" and drops the brand first', () => {
+    type State = Parameters<typeof Header>[0]['state'];
+    const state = {
+      snapshot: { status: 'running', webhook: { enabled: true, url: 'http://127.0.0.1:8644' }, startedAtMs: 0, model: 'dry-run', health: undefined },
+      link: { where: 'attached', status: 'connected', hello: { pid: 19874 } },
+      approvals: [], runsInFlight: 0, failedDeliveries: 0,
+    } as unknown as State;
+    const line = plain(render(<Header state={state} now={60_000} width={100} />).lastFrame()!).split('\n')[0]!;
+    expect(line.length).toBeLessThanOrEqual(100);
+    expect(line).toMatch(/^attached to pid 19874 · http:\/\/127\.0\.0\.1:8644 · model dry-run +runs 0 · approvals 0 · failed 0$/);
+  });
+});

@@ -7,7 +7,7 @@ import { theme } from '../theme.js';
 /**
  * Shorter and shorter forms of the header line, most informative first. The listener URL and the
  * model are kept to the last (an operator at 80 columns needs them); the uptime, clock, brand and
- * long labels go first.
+ * long labels go first, "attached to" after the brand.
  */
 function headerForms(state: ConsoleState, now: number) {
   const { snapshot, link } = state;
@@ -25,8 +25,9 @@ function headerForms(state: ConsoleState, now: number) {
     { ...long, clock },
     { ...long, clock: '' },
     { ...long, failed: 'failed', clock: '' },
-    { ...long, where: pid === undefined ? 'in-process' : `pid ${pid}`, failed: 'failed', clock: '' },
-    { brand: true, where: pid === undefined ? 'in-process' : `pid ${pid}`, rest: ` · ${listener} · ${model}`, approvals: 'approvals', failed: 'failed', clock: '' },
+    // Where the console is (attached to a gateway, or running it) outlasts the brand.
+    { ...long, brand: false, failed: 'failed', clock: '' },
+    { ...long, brand: false, rest: ` · ${listener} · ${model}`, failed: 'failed', clock: '' },
     { brand: false, where: pid === undefined ? 'in-process' : `pid ${pid}`, rest: ` · ${listener} · ${model}`, approvals: 'approvals', failed: 'failed', clock: '' },
     { brand: false, where: pid === undefined ? 'in-process' : `pid ${pid}`, rest: ` · ${listener} · ${snapshot.modelName ?? model}`, approvals: 'approvals', failed: 'failed', clock: '' },
     { brand: false, where: pid === undefined ? 'in-process' : `pid ${pid}`, rest: ` · ${listener} · ${snapshot.modelName ?? model}`, approvals: 'appr', failed: 'failed', clock: '' },
