@@ -59,6 +59,12 @@ export function keyOfChar(char: string): [string, Key] {
   return [char, { ...plainKey, shift: /^[A-Z]$/.test(char) }];
 }
 
+/** A character of a chunk that is a key, not text, even for a line input: Tab, Backspace, Ctrl-letters (line breaks aside). */
+const isKeyChar = (char: string) => {
+  const code = char.codePointAt(0)!;
+  return (code >= 1 && code <= 26 && code !== 10 && code !== 13) || code === 127;
+};
+
 /**
  * Whether Ink handed over several keys as one `input` (fast typing, a paste): plain characters
  * with no key flag. Escape sequences (arrows, PgUp) arrive one per event already.
@@ -116,11 +122,12 @@ export function createKeyRouter() {
     settling = false;
     const first = pending.shift();
     if (!first) return;
-    const typed = first.char && textOnTop();
+    const typed = first.char && !isKeyChar(first.input) && textOnTop();
     if (typed) {
-      // A focused line input takes the rest of the chunk's characters as text in one go.
+      // A focused line input takes the chunk's characters as text in one go, up to a key among them
+      // (a Tab moves to the next field, which takes what follows once drawn).
       let text = first.input;
-      while (pending[0]?.char) text += pending.shift()!.input;
+      while (pending[0]?.char && !isKeyChar(pending[0].input)) text += pending.shift()!.input;
       typeInto(text);
     } else if (first.char) {
       offer(...keyOfChar(first.input));
@@ -193,7 +200,7 @@ export function createKeyRouter() {
       }
       const chunk = isChunk(input, key);
       const waiting = busy();
-      if (!waiting && (!chunk || textOnTop())) {
+      if (!waiting && (!chunk || (textOnTop() && ![...input].some(isKeyChar)))) {
         const typing = textOnTop();
         const took = typing && chunk ? typeInto(input) : offer(input, key);
         // Ink hands over every key of one read in one go (`↓↓` held down): the ones after this wait
