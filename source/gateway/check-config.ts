@@ -26,7 +26,7 @@ export function checkConfig(file: unknown, home: HomeLayout, env: NodeJS.Process
   } catch (error) {
     return { ok: false, issues: [issueOf(error, '(root)')] };
   }
-  const issues: ConfigIssue[] = [...promptIssues(values), ...routeTargetIssues(resolved.values)];
+  const issues: ConfigIssue[] = [...promptIssues(values), ...serverUrlIssues(resolved.values), ...routeTargetIssues(resolved.values)];
   const attempt = (path: string, check: () => unknown) => {
     try {
       check();
@@ -49,6 +49,24 @@ function promptIssues(values: ConfigFile): ConfigIssue[] {
       path: formatKeyPath(['platforms', 'webhook', 'extra', 'routes', name, 'prompt']),
       reason: 'is empty: the model would get an empty prompt (remove the key to send the whole payload as JSON, or write a template)',
     }));
+}
+
+/**
+ * An MCP server's `url` (after interpolation) must be an http(s) address: the transports speak
+ * nothing else, and an install link of the server could not carry it. The URL itself is not
+ * repeated (it may hold a token).
+ */
+function serverUrlIssues(values: ConfigFile): ConfigIssue[] {
+  return Object.entries(values.mcp_servers ?? {}).flatMap(([name, server]) => {
+    if (typeof server.url !== 'string') return [];
+    let protocol: string;
+    try {
+      protocol = new URL(server.url).protocol;
+    } catch {
+      return [{ path: formatKeyPath(['mcp_servers', name, 'url']), reason: 'is not a URL: give an http:// or https:// address' }];
+    }
+    return protocol === 'http:' || protocol === 'https:' ? [] : [{ path: formatKeyPath(['mcp_servers', name, 'url']), reason: `must be an http:// or https:// address, not ${protocol}` }];
+  });
 }
 
 function issueOf(error: unknown, path: string): ConfigIssue {

@@ -47,6 +47,11 @@ const corpus: BadConfig[] = [
     mcp: { name: 'gh', entry: { url: 'https://example.invalid/mcp', timout: 5 } },
   },
   {
+    name: 'an MCP server whose url is not http(s)', key: 'mcp_servers.files', value: { url: 'ftp://example.invalid/mcp' },
+    apply: (c) => { c.mcp_servers = { files: { url: 'ftp://example.invalid/mcp' } as never }; }, paths: ['mcp_servers.files.url'],
+    mcp: { name: 'files', entry: { url: 'ftp://example.invalid/mcp' } },
+  },
+  {
     name: 'a route secret that names an unset variable', key: 'platforms.webhook.extra.routes.demo.secret', value: '${NOT_SET_ANYWHERE_42}',
     apply: (c) => { c.platforms!.webhook!.extra!.routes!.demo!.secret = '${NOT_SET_ANYWHERE_42}'; }, paths: ['platforms.webhook.extra.routes'],
   },
