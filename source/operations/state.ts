@@ -49,6 +49,7 @@ export interface GatewayState {
   runsInFlight: string[];
   /** Cluster mode: the node of each run in flight on another node (this node's runs are not in it). */
   runNodes?: Readonly<Record<string, string>>;
+  /** Output deliveries failed or uncertain now (those D lists and `deliveries retry` sends again). */
   failedDeliveries: number;
 }
 
@@ -106,7 +107,11 @@ export function createReadModel(initial: GatewayState) {
   let servers = initial.mcpServers.slice();
   const inFlight = new Set(initial.runsInFlight);
   let runNodes: Record<string, string> = { ...initial.runNodes };
-  let failed = initial.failedDeliveries;
+  // Output deliveries failed or uncertain (what D lists), by record id, so a retry that fails again
+  // counts once and one that succeeds leaves. Until `seedFailed` has their ids: the snapshot's count.
+  let failedIds: Set<string> | undefined;
+  // Outcomes seen while the seed is read, laid over it (the seed may be older than they are).
+  let seeding: Map<string, boolean> | undefined;
   // Jobs running now (the Jobs pane's `running`): the snapshot's, then job.started / job.finished.
   let jobsRunning = new Set(initial.gateway.jobs.running);
   let cached: GatewayState | undefined;
@@ -175,9 +180,13 @@ export function createReadModel(initial: GatewayState) {
         else servers = [...servers, { ...state, tools: [], oauth: false, trust: 'full' }];
         return;
       }
-      case 'delivery.finished':
-        if (!event.data.result.ok) failed += 1;
+      case 'delivery.finished': {
+        const { recordId, ok } = event.data.result;
+        if (!recordId) return; // not recorded: D cannot list it either
+        seeding?.set(recordId, ok);
+        if (failedIds) markFailed(failedIds, recordId, ok);
         return;
+      }
       default:
         return;
     }
@@ -202,7 +211,8 @@ export function createReadModel(initial: GatewayState) {
       inFlight.clear();
       for (const runId of next.runsInFlight) inFlight.add(runId);
       runNodes = { ...next.runNodes };
-      failed = next.failedDeliveries;
+      failedIds = undefined;
+      seeding = undefined;
       jobsRunning = new Set(next.gateway.jobs.running);
       cached = undefined;
     },
@@ -213,6 +223,24 @@ export function createReadModel(initial: GatewayState) {
       servers = next.mcpServers.slice();
       cached = undefined;
     },
+    /**
+     * Counts failed deliveries by id from now on, starting from `ids` (D's list, read after the
+     * snapshot). False when a reset came first: that snapshot needs a seed of its own.
+     */
+    async seedFailed(ids: Promise<readonly string[]>): Promise<boolean> {
+      const seen = new Map<string, boolean>();
+      seeding = seen;
+      try {
+        const listed = await ids;
+        if (seeding !== seen) return false;
+        failedIds = new Set(listed);
+        for (const [id, ok] of seen) markFailed(failedIds, id, ok);
+        cached = undefined;
+        return true;
+      } finally {
+        if (seeding === seen) seeding = undefined;
+      }
+    },
     /** A console's own output (a notice turned into an Output entry). */
     addOutput(entry: OutputEntry): void {
       addOutput(entry);
@@ -222,11 +250,16 @@ export function createReadModel(initial: GatewayState) {
       cached ??= {
         gateway: { ...base.gateway, approvalsPending: approvals.length, jobs: { ...base.gateway.jobs, running: [...jobsRunning] } },
         approvals, approvalHistory: history, grants, mcpServers: servers, jobs, webhooks: webhooks.rows(), outputs, logs: logs.slice(-MAX_LOG_LINES),
-        runsInFlight: [...inFlight], runNodes, failedDeliveries: failed,
+        runsInFlight: [...inFlight], runNodes, failedDeliveries: failedIds?.size ?? base.failedDeliveries,
       };
       return cached;
     },
   };
+}
+
+function markFailed(ids: Set<string>, id: string, ok: boolean): void {
+  if (ok) ids.delete(id);
+  else ids.add(id);
 }
 
 export type ReadModel = ReturnType<typeof createReadModel>;

@@ -318,14 +318,13 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit, firstN
       <FullOverlays stack={stack} context={{ width, height: rows - chrome, existingNames: state.mcpServers.map((server) => server.name), login: local?.login, openUrl, actions, ops, failedDeliveries: state.failedDeliveries, notices, runsInFlight: state.runsInFlightIds, runNodes: state.runNodes, node: state.snapshot.node }} />
       {elicitation ? <ElicitationDialog key={elicitation.id} request={elicitation} position={position} total={state.approvals.length} now={now} width={width} height={rows - chrome} pausedUntil={pausedUntil} onChoice={answer} onDismiss={dismiss} /> : null}
       {dialogOpen && head && !elicitation ? <ApprovalDialog key={head.id} request={head} position={position} total={state.approvals.length} now={now} width={width} maxArgLines={maxArgLines} pausedUntil={pausedUntil} onChoice={decide} onDismiss={dismiss} /> : null}
-      {paneHidden ? null : (
-        <Box height={paneHeight} flexShrink={0} overflow="hidden" flexDirection={stacked ? 'column' : 'row'}>
-          <Box width={leftWidth} height={activeHeight} flexDirection="column" overflow="hidden">{renderPane(active, leftWidth, focusedPaneKeys)}</Box>
-          {wide ? <Box ref={secondaryBox} width={width - leftWidth} paddingLeft={1} flexDirection="column" overflow="hidden">{renderPane(secondary, width - leftWidth - 1, false)}</Box> : null}
-          {stacked ? <Text color={theme.dim} wrap="truncate">{`── ${titles[secondary][0]} `.padEnd(width, '─')}</Text> : null}
-          {stacked ? <Box ref={secondaryBox} width={width} height={secondaryHeight} flexDirection="column" overflow="hidden">{renderPane(secondary, width, false, secondaryHeight)}</Box> : null}
-        </Box>
-      )}
+      {/* Hidden, not unmounted, under an overlay: the panes keep their selected rows for when it closes. */}
+      <Box display={paneHidden ? 'none' : 'flex'} height={paneHeight} flexShrink={0} overflow="hidden" flexDirection={stacked ? 'column' : 'row'}>
+        <Box width={leftWidth} height={activeHeight} flexDirection="column" overflow="hidden">{renderPane(active, leftWidth, focusedPaneKeys)}</Box>
+        {wide ? <Box ref={secondaryBox} width={width - leftWidth} paddingLeft={1} flexDirection="column" overflow="hidden">{renderPane(secondary, width - leftWidth - 1, false)}</Box> : null}
+        {stacked ? <Text color={theme.dim} wrap="truncate">{`── ${titles[secondary][0]} `.padEnd(width, '─')}</Text> : null}
+        {stacked ? <Box ref={secondaryBox} width={width} height={secondaryHeight} flexDirection="column" overflow="hidden">{renderPane(secondary, width, false, secondaryHeight)}</Box> : null}
+      </Box>
       <BottomLine stack={stack} notice={now - notice.atMs < NOTICE_SHOWN_MS ? notice.text : paneHint(active)} prompt={panePrompt} quitPrompt={quitPrompt(state)} actions={actions} />
     </Box>
   );

@@ -33,6 +33,9 @@ function runsHere(state: GatewayState): number {
   return state.runsInFlight.filter((runId) => !elsewhere[runId]).length;
 }
 
+/** How many failed deliveries the header counts by id at most (D shows the newest 100). */
+const FAILED_SEED_LIMIT = 1000;
+
 /** Changes folded into one frame that mark a flood (a webhook burst), not someone at the keyboard. */
 const FLOOD_CHANGES = 50;
 
@@ -101,6 +104,9 @@ export function createConsoleModel(deps: { link: GatewayLink; flushMs?: number; 
     onSnapshot(snapshot) {
       if (read) read.reset(snapshot);
       else read = createReadModel(snapshot);
+      // The snapshot has a count, not ids: read D's list so retries and successes count by delivery.
+      const ids = Promise.resolve().then(() => link.operations.deliveries.list({ failed: true, limit: FAILED_SEED_LIMIT })).then((rows) => rows.map((row) => row.id));
+      void read.seedFailed(ids).then((seeded) => { if (seeded) changed(); }, () => {}); // no history here: the snapshot's count stays
       version += 1;
       state = build();
       listeners.forEach((listener) => listener());

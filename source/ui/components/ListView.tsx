@@ -65,12 +65,14 @@ export function ListView({ rows: source, height, width, focused, empty, details,
   const [selection, setSelection] = useState<Selection>({ index: 0, follow: true });
   const [open, setOpen] = useState(false);
   // Open details keep their row even while following: new rows must not swap what is being read.
-  const { index, gone } = resolve(rows, selection, !selection.follow || open);
+  const last = useRef(selection);
+  // Lists that do not follow the newest keep the selected key on the top row too (before any move:
+  // the key drawn last), as rows reorder.
+  const { index, gone } = resolve(rows, { ...selection, key: selection.key ?? last.current.key }, !(followable && selection.follow) || open);
   // A selected row that left the list (a ring dropped it) stays the one r, c and Enter act on.
   const remembered = useRef<ListRow | undefined>(undefined);
   const selected = gone ? (remembered.current?.key === selection.key ? remembered.current : undefined) : rows.at(index);
   if (!gone) remembered.current = selected;
-  const last = useRef(selection);
   last.current = { ...selection, key: selected?.key ?? selection.key, index };
   const move = (to: number) => {
     const target = Math.min(Math.max(0, rows.length - 1), Math.max(0, to));

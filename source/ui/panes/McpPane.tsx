@@ -17,12 +17,12 @@ const statusColor: Record<McpServerStatus, string | undefined> = {
   ready: theme.ok, connecting: theme.warn, reconnecting: theme.warn, degraded: theme.warn, recycled: theme.warn, failed: theme.error, disabled: theme.dim, 'needs-login': theme.warn,
 };
 
-/** Configured MCP servers: status, era, transport, tools; Enter lists the tools and the stderr tail; R reconnects; l logs in (OAuth). */
+/** Configured MCP servers in name order (not the order their status changed): status, era, transport, tools; Enter lists the tools and the stderr tail; R reconnects; l logs in (OAuth). */
 export function McpPane({ state, ops, height, width, focused, onNotice, onEdit, onLogin, ...filter }: PaneFilter & {
   state: ConsoleState; ops: Operations; height: number; width: number; focused: boolean; onNotice: (text: string) => void; onEdit: (target: EditTarget) => void; onLogin: (server: string) => void;
 }) {
   const nameWidth = Math.min(24, Math.max(8, ...state.mcpServers.map((server) => server.name.length)));
-  const rows: ListRow[] = state.mcpServers.map((server) => {
+  const rows: ListRow[] = state.mcpServers.toSorted((a, b) => a.name.localeCompare(b.name)).map((server) => {
     const toolCount = `${server.tools.length} tool${server.tools.length === 1 ? '' : 's'}`;
     return {
       key: server.name,
