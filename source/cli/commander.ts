@@ -12,3 +12,4 @@ export type Command = Commander.Command;
 export const CommanderError = commander.CommanderError;
 export type CommanderError = Commander.CommanderError;
 export const InvalidArgumentError = commander.InvalidArgumentError;
+export const Option = commander.Option;

@@ -1,11 +1,11 @@
-import { Command } from './commander.js';
+import { Command, Option } from './commander.js';
 import type { JobRequestParams } from '../operations/jobs.js';
 import { commandFor } from '../config/home.js';
 import { homeOf } from './context.js';
 import { formatJob, formatJobTable, formatRunResult, formatRunTable, jobJson } from './cron-format.js';
 import { MAX_NEXT_FIRES, MAX_ROWS } from '../operations/params.js';
 import { wholeNumber } from './number-options.js';
-import { print, say } from './output.js';
+import { print, say, UsageError } from './output.js';
 import { sayWhere, withOperations } from './session.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -15,6 +15,15 @@ interface JobOptions { name?: string; deliver?: string; skill: string[]; skills?
 function skillsOf(options: JobOptions): string[] | undefined {
   if (options.skill.length === 0 && options.skills === undefined) return undefined;
   return [...options.skill, ...(options.skills ?? '').split(',')].map((skill) => skill.trim()).filter(Boolean);
+}
+
+/** `--catch-up`: commander refuses another value as a usage mistake. */
+const catchUpOption = (description: string) => new Option('--catch-up <policy>', description).choices(['once', 'skip']);
+
+/** The CLI's own check, so the error names the argument as typed rather than the operation's parameter. */
+function nonEmpty(value: string, argument: string): string {
+  if (value.trim() === '') throw new UsageError(`${argument} must not be empty`);
+  return value;
 }
 
 const localNote = (command: Command) => `No gateway is running on this home: jobs fire while one runs (${commandFor(homeOf(command), 'gateway')}).`;
@@ -31,11 +40,11 @@ export function cronCommand(): Command {
     .option('--skill <name>', 'load a skill at each run (repeatable)', collect, [] as string[])
     .option('--skills <a,b>', 'skills as a comma-separated list')
     .option('--script <path>', 'executable run before each run; its output goes into the prompt, empty output skips the run')
-    .option('--catch-up <policy>', 'a fire missed while no gateway ran: once (default) or skip')
+    .addOption(catchUpOption('a fire missed while no gateway ran: once (default) or skip'))
     .option('--json', 'machine-readable output')
     .action((schedule: string, prompt: string, options: JobOptions, command: Command) => withOperations(command, async (session) => {
       const request: JobRequestParams = {
-        schedule, prompt, name: options.name, deliver: options.deliver, skills: skillsOf(options) ?? [], script: options.script, catchUp: options.catchUp,
+        schedule: nonEmpty(schedule, '<schedule>'), prompt: nonEmpty(prompt, '<prompt>'), name: options.name, deliver: options.deliver, skills: skillsOf(options) ?? [], script: options.script, catchUp: options.catchUp,
         origin: 'cli', baseDir: process.cwd(),
       };
       const { job, timezone } = await session.operations.jobs.create(request);
@@ -76,13 +85,14 @@ export function cronCommand(): Command {
     .option('--skill <name>', 'replace the skills (repeatable)', collect, [] as string[])
     .option('--skills <a,b>', 'replace the skills with a comma-separated list ("" for none)')
     .option('--script <path>', 'a new pre-run script ("" removes it)')
-    .option('--catch-up <policy>', 'once or skip')
+    .addOption(catchUpOption('once or skip'))
     .option('--json', 'machine-readable output')
     .action((ref: string, options: JobOptions & { schedule?: string; prompt?: string }, command: Command) => withOperations(command, async (session) => {
-      const { job, timezone } = await session.operations.jobs.edit({
-        job: ref, schedule: options.schedule, prompt: options.prompt, name: options.name, deliver: options.deliver, skills: skillsOf(options),
-        script: options.script, catchUp: options.catchUp, origin: 'cli', baseDir: process.cwd(),
-      });
+      const changes = { schedule: options.schedule, prompt: options.prompt, name: options.name, deliver: options.deliver, skills: skillsOf(options), script: options.script, catchUp: options.catchUp };
+      if (Object.values(changes).every((value) => value === undefined)) {
+        throw new UsageError(`nothing to change for job ${ref}: give at least one of --schedule, --prompt, --name, --deliver, --skill, --skills, --script, --catch-up`);
+      }
+      const { job, timezone } = await session.operations.jobs.edit({ job: ref, ...changes, origin: 'cli', baseDir: process.cwd() });
       if (options.json) print(JSON.stringify(jobJson(job, timezone), undefined, 2));
       else print(`Changed ${formatJob(job, timezone, homeOf(command).root)}`);
       sayWhere(session, localNote(command));

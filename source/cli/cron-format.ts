@@ -44,7 +44,8 @@ export function formatRunTable(runs: JobRunRow[], timezone: string): string {
 /** The outcome of one run, for `cron run`: status line then the answer. */
 export function formatRunResult(run: JobRunRow): { status: string; output: string } {
   const took = run.finishedAtMs !== null && run.startedAtMs !== null ? ` in ${run.finishedAtMs - run.startedAtMs} ms` : '';
-  const detail = run.error ?? run.reason;
+  // A failed delivery's error repeats what the delivery part says.
+  const detail = run.status === 'delivery_failed' ? run.reason : run.error ?? run.reason;
   const delivery = run.deliveryTarget ? `; delivery to ${run.deliveryTarget}: ${run.deliveryOk ? 'ok' : 'failed'}${run.deliveryDetail ? ` (${run.deliveryDetail})` : ''}` : '';
   return { status: `Run ${run.id} of ${run.jobName} (${run.jobId}): ${run.status}${took}${detail ? ` - ${detail}` : ''}${delivery}`, output: run.output ?? '' };
 }

@@ -19,7 +19,7 @@ export function deliveriesCommand(): Command {
       const rows = await operations.deliveries.list({ failed: options.failed === true, limit: options.limit });
       if (options.json) return print(JSON.stringify(rows, undefined, 2));
       if (rows.length === 0) return say(options.failed ? 'No failed deliveries.' : 'No deliveries yet.');
-      for (const row of rows) print(describe(row));
+      for (const row of rows) print(describeDelivery(row));
     }));
 
   deliveries
@@ -27,7 +27,8 @@ export function deliveriesCommand(): Command {
     .description('Send a failed delivery again (id or its first characters); resumes at the first part that did not go out')
     .action((id: string, _options, command: Command) => withOperations(command, async ({ operations }) => {
       const result = await operations.deliveries.retry({ id });
-      if (result.ok) say(`Delivered: ${result.detail}`);
+      if ('alreadyDelivered' in result) say(`Nothing to retry: ${id} was already delivered`);
+      else if (result.ok) say(`Delivered: ${result.detail}`);
       else {
         say(`Still failing: ${result.reason}`);
         process.exitCode = 1;
@@ -37,10 +38,11 @@ export function deliveriesCommand(): Command {
   return deliveries;
 }
 
-function describe(row: OutputDeliveryView): string {
+/** One row of `deliveries list`: an uncertain row's reason is in `error`, as a failed one's. */
+export function describeDelivery(row: OutputDeliveryView): string {
   const when = new Date(row.updatedAtMs).toISOString().replace('T', ' ').slice(0, 19);
   const parts = row.chunksTotal > 1 ? ` ${row.chunksSent}/${row.chunksTotal} parts` : '';
-  const outcome = row.status === 'failed' ? row.error : row.detail;
+  const outcome = row.status === 'failed' || row.status === 'uncertain' ? row.error : row.detail;
   // A send to `log` or `local` is recorded once with its outcome, without attempts: no "0 attempt(s)" for it.
   const attempts = row.attempts.length > 0 ? `  ${row.attempts.length} attempt(s)` : '';
   return `${row.id.slice(0, 8)}  ${row.status.padEnd(9)} ${row.target}  ${row.title}  ${when}${attempts}${parts}\n          ${outcome ?? ''}`;

@@ -28,7 +28,9 @@ export function runCommand(): Command {
           const result = await session.operations.runs.run({ prompt, skills: options.skill, origin: 'cli', runId });
           if (options.json) print(JSON.stringify(await session.operations.runs.get({ runId: result.runId }), undefined, 2));
           else if (result.output) print(result.output);
-          if (result.status !== 'ok') say(`Run ${result.status}: ${result.error ?? ''} (run ${result.runId})`);
+          // A cancelled run's error only says it was cancelled.
+          if (result.status === 'cancelled') say(`Run cancelled (run ${result.runId}).`);
+          else if (result.status !== 'ok') say(`Run ${result.status}: ${result.error ?? ''} (run ${result.runId})`);
           process.exitCode = result.status === 'ok' ? 0 : 1;
         } finally {
           process.off('SIGINT', onSignal);

@@ -8,11 +8,14 @@ import { optionalCount, optionalFlag, text, type Implementation, type Params } f
 /** A delivery without its output text, with a title saying what it was for (webhook, job or console run). */
 export type OutputDeliveryView = Omit<OutputDelivery, 'output'> & { title: string };
 
+/** `alreadyDelivered`: nothing was sent, the record had arrived before (not a failure). */
+export type RetryResult = DeliveryResult | { ok: true; detail: string; recordId: string; alreadyDelivered: true };
+
 export interface DeliveryOperations {
   /** Outputs sent to targets, newest first, attempts included (the output text left out). */
   list(params: { failed?: boolean; limit?: number }): Promise<OutputDeliveryView[]>;
-  /** Sends a failed (or uncertain) delivery again, from the first part that did not go out. */
-  retry(params: { id: string }): Promise<DeliveryResult>;
+  /** Sends a failed (or uncertain) delivery again, from the first part that did not go out; a delivered one is left alone. */
+  retry(params: { id: string }): Promise<RetryResult>;
 }
 
 export function createDeliveryOperations(core: OperationsCore): DeliveryOperations {
@@ -31,6 +34,7 @@ export function createDeliveryOperations(core: OperationsCore): DeliveryOperatio
       const found = await (await history()).find(ref);
       if (found === 'ambiguous') throw new OperatorError('invalid', `"${ref}" matches more than one delivery`, 'Type more characters of the id (switchboard deliveries list).');
       if (!found) throw new OperatorError('not_found', `No delivery with id "${ref}"`, 'See them with: switchboard deliveries list --failed');
+      if (found.status === 'delivered') return { ok: true, detail: `${found.id} was already delivered`, recordId: found.id, alreadyDelivered: true };
       return (await core.gateway()).deliveries.retry(found.id);
     },
   } satisfies Implementation<DeliveryOperations> as unknown as DeliveryOperations;

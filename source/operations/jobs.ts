@@ -1,4 +1,5 @@
 import type { JobRequest } from '../scheduler/job-input.js';
+import type { JobsCore } from '../scheduler/scheduler.js';
 import { formatInZone, nextRuns, parseSchedule } from '../scheduler/schedule.js';
 import type { JobRow, JobRunRow } from '../store/jobs.js';
 import type { OperationsCore } from './core.js';
@@ -79,9 +80,13 @@ export function createJobOperations(core: OperationsCore): JobOperations {
       return view(checked(await (await jobs()).remove(id), 'Cannot remove the job', 'not_found'));
     },
     async runs(params: Params) {
-      const jobId = params.job === undefined ? undefined : (await find(params, 'runs')).id;
       const domain = await jobs();
-      return { timezone: domain.timezone, runs: await domain.runs(jobId, optionalCount(params, 'limit', 'jobs.runs', 20)) };
+      const limit = optionalCount(params, 'limit', 'jobs.runs', 20);
+      if (params.job === undefined) return { timezone: domain.timezone, runs: await domain.runs(undefined, limit) };
+      const ref = text(params, 'job', 'jobs.runs');
+      const found = await domain.find(ref);
+      const jobId = found.ok ? found.value.id : (await removedJobId(domain, ref)) ?? checked<JobRow>(found, 'Cannot list the runs of the job', 'not_found', jobHint).id;
+      return { timezone: domain.timezone, runs: await domain.runs(jobId, limit) };
     },
     async run(params: Params) {
       const job = await find(params, 'run');
@@ -99,6 +104,18 @@ export function createJobOperations(core: OperationsCore): JobOperations {
       };
     },
   } satisfies Implementation<JobOperations> as unknown as JobOperations;
+}
+
+/**
+ * A removed job keeps its runs: its id, or a unique id prefix (4+ characters, as `cron runs` prints
+ * them), still names it there. The store has no prefix query, so a prefix reads the whole history.
+ */
+async function removedJobId(domain: JobsCore, ref: string): Promise<string | undefined> {
+  const wanted = ref.trim();
+  if ((await domain.runs(wanted, 1)).length > 0) return wanted;
+  if (wanted.length < 4) return undefined;
+  const ids = new Set((await domain.runs(undefined, Number.MAX_SAFE_INTEGER)).map((run) => run.jobId).filter((id) => id.startsWith(wanted)));
+  return ids.size === 1 ? [...ids][0] : undefined;
 }
 
 /** How job times are written for people (the CLI's tables use it too). */

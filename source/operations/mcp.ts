@@ -46,7 +46,12 @@ export function createMcpOperations(core: OperationsCore): McpOperations {
     async reconnect(params: Params) {
       const server = text(params, 'server', 'mcp.reconnect');
       running(`reconnect (${server})`);
-      if (!(await (await core.gateway()).mcp.reconnect(server))) throw new OperatorError('not_found', `No MCP server "${server}" in the running gateway`, 'See them: switchboard mcp list');
+      const gateway = await core.gateway();
+      // A disabled server has nothing to connect: reconnecting it would silently do nothing.
+      if (gateway.mcp.list().find((view) => view.name === server)?.status === 'disabled') {
+        throw new OperatorError('invalid', `MCP server "${server}" is disabled (enabled: false): there is nothing to reconnect`, `Enable it with: switchboard config set mcp_servers.${server}.enabled true`);
+      }
+      if (!(await gateway.mcp.reconnect(server))) throw new OperatorError('not_found', `No MCP server "${server}" in the running gateway`, 'See them: switchboard mcp list');
       return { server };
     },
     async stderr(params: Params) {

@@ -63,7 +63,8 @@ export function createJobCommands(deps: JobCommandsDeps) {
       const prefixed = (await jobs.list()).filter((job) => job.id.startsWith(wanted));
       if (prefixed.length === 1) return { ok: true, value: prefixed[0]! };
     }
-    return { ok: false, reason: `no job with id or name "${wanted}" (see: switchboard cron list --all)` };
+    // No hint here: the operations add the operator's, the cronjob tool has its own list action.
+    return { ok: false, reason: `no job with id or name "${wanted}"` };
   };
 
   /**

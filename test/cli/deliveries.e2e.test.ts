@@ -38,6 +38,10 @@ describe('switchboard deliveries', () => {
     expect(retry.code).toBe(0);
     expect(fake.calls).toHaveLength(4);
     expect((await runCli(['deliveries', 'list', '--failed', '--home', home.root])).stderr).toBe('No failed deliveries.\n');
+    const again = await runCli(['deliveries', 'retry', failed.recordId!.slice(0, 8), '--home', home.root]);
+    expect(again.stderr).toBe(`Nothing to retry: ${failed.recordId!.slice(0, 8)} was already delivered\n`);
+    expect(again.code).toBe(0);
+    expect(fake.calls).toHaveLength(4);
     // A local send (log) is recorded with its outcome and no attempts: the list does not say "0 attempt(s)".
     const local = await (async () => {
       const again = openStore(home.stateDb);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startCli } from '../helpers/cli.js';
 import { tempHome } from '../helpers/temp-home.js';
 
 let model: ScriptedModel | undefined;
@@ -39,6 +39,19 @@ describe('switchboard run', () => {
     expect(result.stderr).toContain('! terminal needs approval (matches: privilege escalation, system power or process control); denied: approvals.headless is "deny"');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/Run failed: openai-compatible answered HTTP 400: context length exceeded/);
+  });
+
+  it('a run cancelled with Ctrl-C says so once', async () => {
+    model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', args: { command: 'echo 1' } }] }, { text: 'too late', delayMs: 20_000 }]);
+    const home = tempHome();
+    await runCli(['config', 'set', 'model', JSON.stringify({ provider: 'openai-compatible', base_url: model.url, name: 'm' }), '--home', home.root]);
+    const running = startCli(['run', 'count', '--home', home.root]);
+    await running.waitFor('< terminal ok');
+    running.child.kill('SIGINT');
+    const result = await running.exited;
+    expect(result.stderr).toMatch(/Run cancelled \(run [0-9a-f-]{36}\)\.\n/);
+    expect(result.stderr).not.toContain('the run was cancelled');
+    expect(result.code).toBe(1);
   });
 
   it('refuses to start with a provider that needs a key it does not have, naming the key', async () => {

@@ -50,6 +50,16 @@ describe('usage mistakes exit 2 with commander\'s message (README "Exit codes")'
       .toMatchObject({ code: 2, stderr: expect.stringContaining('error: give exactly one of --command (stdio) or --url (HTTP)\n') });
   });
 
+  it('cron names what was typed: a choice, an empty argument, an edit without options; a missing job gets its hint once', async () => {
+    expect(await cli('cron', 'create', 'every 1d', 'hi', '--catch-up', 'never'))
+      .toMatchObject({ code: 2, stderr: "error: option '--catch-up <policy>' argument 'never' is invalid. Allowed choices are once, skip.\n" });
+    expect(await cli('cron', 'create', 'every 1d', ' ')).toMatchObject({ code: 2, stderr: expect.stringContaining('error: <prompt> must not be empty\n') });
+    expect(await cli('cron', 'edit', 'daily')).toMatchObject({ code: 2, stderr: expect.stringContaining('--script, --catch-up\n') });
+    const missing = await cli('cron', 'show', 'daily');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.match(/cron list --all/g)).toHaveLength(1);
+  });
+
   it('help and version still exit 0', async () => {
     expect(await cli('--help')).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: switchboard') });
     expect(await cli('cron', 'create', '--help')).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: switchboard cron create') });
