@@ -35,10 +35,11 @@ export interface DeliverDeps {
   sleep?: (ms: number) => Promise<void>;
   events?: Pick<GatewayEvents, 'emit'>;
   /**
-   * `origin`: where the job or run came from. The console installs a handler that shows the output in
-   * its Output pane; without one (headless, CLI) the output is kept in a local file and the result says so.
+   * `origin`: where the job or run came from. The gateway's handler shows the output in the Output
+   * pane of its console or of the consoles attached to it; where none can (undefined, or no handler:
+   * the CLI) the output is kept in a local file and the result says so.
    */
-  origin?: (request: DeliveryRequest) => DeliveryResult;
+  origin?: (request: DeliveryRequest) => DeliveryResult | undefined;
   /**
    * Cluster mode: this node's id. A `log` or `local` output stays on this node's disk, so its
    * detail names the node (`written to gateway.log (node vm-1a2b3c4d)`): the operator reading
@@ -94,7 +95,8 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
       case 'local':
         return { ...onThisNode(await deliverToLocal(deps.homeRoot, request, now)), chunksTotal: 1, chunksSent: 1 };
       case 'origin': {
-        if (deps.origin) return { ...deps.origin(request), chunksTotal: 1, chunksSent: 1 };
+        const shown = deps.origin?.(request);
+        if (shown) return { ...shown, chunksTotal: 1, chunksSent: 1 };
         const kept = onThisNode(await deliverToLocal(deps.homeRoot, request, now));
         return kept.ok
           ? { ok: true, detail: `no console is attached to show it; kept in ${kept.detail}`, chunksTotal: 1, chunksSent: 1 }

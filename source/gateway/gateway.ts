@@ -51,6 +51,8 @@ export interface GatewayDeps {
   pid?: number;
   /** `console`: an operator decides approvals at the keyboard; `headless`: `approvals.headless` decides. */
   mode?: 'headless' | 'console';
+  /** Headless: how many consoles are attached now (an `origin` delivery shows in their Output panes). */
+  consolesAttached?: () => number;
   /** Overrides the approval policy the mode implies (a CLI run at a terminal asks there: `interactive`). */
   approvalPolicy?: ApprovalPolicy | (() => ApprovalPolicy);
   /** The log file's dropped lines (a full disk), for /health. */
@@ -134,13 +136,21 @@ export function createGateway(deps: GatewayDeps): Gateway {
   });
   const targetIssues = routeTargetIssues(config.values);
   if (targetIssues.length > 0) throw invalidConfigError(targetIssues, config.home.configFile);
-  const showInConsole = (request: DeliveryRequest) => {
+  const showInConsoles = (request: DeliveryRequest, detail: string) => {
     events.emit('output.delivered', { subject: request.subject, title: describeSubject(request), text: request.output, failed: request.failed === true, atMs: now() });
-    return { ok: true as const, detail: 'shown in the console Output pane' };
+    return { ok: true as const, detail };
   };
+  // `origin`: the Output pane of the console running this gateway, or of the consoles attached to a
+  // headless one; with none to show it, the delivery service keeps it in a file.
+  const origin = deps.mode === 'console'
+    ? (request: DeliveryRequest) => showInConsoles(request, 'shown in the console Output pane')
+    : (request: DeliveryRequest) => {
+      const attached = deps.consolesAttached?.() ?? 0;
+      return attached > 0 ? showInConsoles(request, `shown in the Output pane of ${attached} attached console(s)`) : undefined;
+    };
   const deliveries = createDeliveryService({
     homeRoot: config.home.root, logger, config: config.values, history: backends.outputDeliveries, events, now,
-    ...(deps.mode === 'console' ? { origin: showInConsole } : {}), ...(deps.cluster ? { node: deps.cluster.nodeId } : {}),
+    origin, ...(deps.cluster ? { node: deps.cluster.nodeId } : {}),
   });
   const mcp = createMcpComponent({ config, logger, events, tools: agentStack.tools, approvals: agentStack.approvals, model: agentStack.agent.model, now, ...(deps.cluster ? { tokens: deps.cluster.mcpTokens } : {}) });
   // No run of any origin starts before the MCP servers' first connection round has settled, so the

@@ -63,7 +63,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   const gateway = createGateway({
     config, store: options.store, logger, mode: options.mode, ...(options.logHealth ? { logHealth: options.logHealth } : {}),
     ...(cluster ? { cluster, announceApproval: (id: string) => relay?.announceApproval(id), announceJobs: () => relay?.announceJobs() } : {}), version: options.version,
-    ...(options.mode === 'headless' ? { approvalPolicy: () => (operators() > 0 ? 'interactive' : headless) } : {}),
+    ...(options.mode === 'headless' ? { approvalPolicy: () => (operators() > 0 ? 'interactive' : headless), consolesAttached: () => operators() } : {}),
   });
   const activity = createReadModel(await initialState(gateway));
   const journal = createEventJournal({ retain: 'once-listened' });
