@@ -61,6 +61,7 @@ export function resolveTarget(target: string, extra: Readonly<Partial<DeliverExt
   const value = parsed.value;
   if (value.kind === 'origin' && context.for === 'webhook') return { ok: false, reason: 'delivery target "origin" is for jobs (the console pane or chat a job came from); a webhook has no origin: use log, local, github_comment or a messaging target' };
   if (value.kind === 'github_comment') {
+    if (context.for === 'job') return { ok: false, reason: 'delivery target "github_comment" needs a pull request (deliver_extra.repo and pr_number, rendered from a webhook payload): a job has none; use log, local, origin or a messaging target' };
     for (const key of ['repo', 'pr_number'] as const) {
       if (text(extra[key]) === '') return { ok: false, reason: `github_comment needs deliver_extra.${key} (e.g. repo: "{repository.full_name}", pr_number: "{number}")` };
     }

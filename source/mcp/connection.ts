@@ -211,7 +211,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
     }
     const step = pacing.failed(deps.now());
     if (step.exhausted) {
-      set('failed', `${reason}; ${step.attempt} failed attempts in a row, retrying every ${Math.round(backoff.failedRetryMs / 60_000)} minutes (the console's R reconnects now)`);
+      set('failed', `${reason}; ${step.attempt} failed attempts in a row, retrying every ${Math.round(backoff.failedRetryMs / 60_000)} minutes (R in the console or switchboard mcp reconnect tries now)`);
     } else {
       set(wasReady ? 'degraded' : 'reconnecting', `${reason}; attempt ${step.attempt} of ${backoff.failuresBeforeFailed}, next in ${(step.delayMs / 1000).toFixed(1)} s`);
     }

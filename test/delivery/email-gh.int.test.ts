@@ -110,14 +110,15 @@ esac`;
   });
 
   it('reports gh missing, gh not logged in, and bad parameters without running gh', async () => {
-    const noGh = await ghService({ ...process.env, PATH: path.join(tempHome().root, 'empty') }).deliver({ target: 'github_comment', extra: { repo: 'a/b', pr_number: '1' }, output: 'x', subject });
+    const prSubject = { kind: 'webhook' as const, route: 'prs', deliveryId: 'x', event: 'pull_request' };
+    const noGh = await ghService({ ...process.env, PATH: path.join(tempHome().root, 'empty') }).deliver({ target: 'github_comment', extra: { repo: 'a/b', pr_number: '1' }, output: 'x', subject: prSubject });
     expect(noGh).toMatchObject({ ok: false, reason: 'gh (GitHub CLI) is not installed or not on PATH; install it on the gateway host, or use deliver: log' });
     const loggedOut = fakeGh('case "$1" in auth) echo "You are not logged into any GitHub hosts." >&2; exit 1 ;; esac');
-    expect(await ghService(loggedOut.env).deliver({ target: 'github_comment', extra: { repo: 'a/b', pr_number: '1' }, output: 'x', subject })).toMatchObject({
+    expect(await ghService(loggedOut.env).deliver({ target: 'github_comment', extra: { repo: 'a/b', pr_number: '1' }, output: 'x', subject: prSubject })).toMatchObject({
       ok: false, reason: 'gh is not logged in (gh auth status: You are not logged into any GitHub hosts.); run "gh auth login" on the gateway host',
     });
     const gh = fakeGh(recordingGh);
-    expect(await ghService(gh.env).deliver({ target: 'github_comment', extra: { repo: 'made up', pr_number: '1' }, output: 'x', subject })).toMatchObject({ ok: false, reason: 'deliver_extra.repo must be owner/name (got "made up"); gh was not run' });
+    expect(await ghService(gh.env).deliver({ target: 'github_comment', extra: { repo: 'made up', pr_number: '1' }, output: 'x', subject: prSubject })).toMatchObject({ ok: false, reason: 'deliver_extra.repo must be owner/name (got "made up"); gh was not run' });
     expect(fs.existsSync(gh.log)).toBe(false);
   });
 });

@@ -38,7 +38,9 @@ describe('delivery targets', () => {
     expect(reasonOf('sms:+2')).toBe('platforms.sms.auth_token refers to ${TWILIO_TOKEN}, which is not set (add it to $SWITCHBOARD_HOME/.env)');
     expect(reasonOf('discord')).toBe('no recipient for discord: write discord:<recipient>, set deliver_extra.chat_id, or set platforms.discord.home_channel');
     expect(reasonOf('origin', {}, 'webhook')).toContain('delivery target "origin" is for jobs');
-    expect(reasonOf('github_comment', { repo: 'a/b' })).toBe('github_comment needs deliver_extra.pr_number (e.g. repo: "{repository.full_name}", pr_number: "{number}")');
+    expect(reasonOf('github_comment', { repo: 'a/b' }, 'webhook')).toBe('github_comment needs deliver_extra.pr_number (e.g. repo: "{repository.full_name}", pr_number: "{number}")');
+    // A job has no pull request to comment on: it is told so, not asked for a webhook template.
+    expect(reasonOf('github_comment')).toBe('delivery target "github_comment" needs a pull request (deliver_extra.repo and pr_number, rendered from a webhook payload): a job has none; use log, local, origin or a messaging target');
   });
 
   it('takes the recipient from deliver_extra.chat_id, else the target string, else the home channel', () => {
