@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command } from './commander.js';
+import { OperatorError } from '../operations/errors.js';
 import type { McpServerConfig } from '../config/types.js';
 import { sayApplied } from './config-command.js';
 import { homeOf } from './context.js';
@@ -82,8 +85,12 @@ export function mcpCommand(): Command {
     .action((name: string, options: AddOptions, command: Command) => withOperations(command, async (session) => {
       if (!NAME.test(name)) throw new UsageError(`server name "${name}" must be 1-64 characters of A-Z a-z 0-9 . _ -`);
       if (Boolean(options.command) === Boolean(options.url)) throw new UsageError('give exactly one of --command (stdio) or --url (HTTP)');
+      const otherTransport = options.command
+        ? [options.header.length > 0 && '--header', options.transport && '--transport'].filter(Boolean)
+        : [options.arg.length > 0 && '--arg', options.env.length > 0 && '--env'].filter(Boolean);
+      if (otherTransport.length > 0) throw new UsageError(`${otherTransport.join(' and ')} ${otherTransport.length > 1 ? 'are' : 'is'} for ${options.command ? '--url (HTTP)' : '--command (stdio)'} servers`);
       const entry: Record<string, unknown> = options.command
-        ? { command: options.command, ...(options.arg.length > 0 ? { args: options.arg } : {}), ...(options.env.length > 0 ? { env: pairs(options.env, '--env') } : {}) }
+        ? { command: commandPath(options.command), ...(options.arg.length > 0 ? { args: options.arg } : {}), ...(options.env.length > 0 ? { env: pairs(options.env, '--env') } : {}) }
         : { url: options.url, ...(options.header.length > 0 ? { headers: pairs(options.header, '--header') } : {}), ...(options.transport ? { transport: options.transport } : {}) };
       if (options.protocol) entry.protocol = options.protocol;
       if (options.trust) entry.trust = options.trust;
@@ -130,4 +137,16 @@ function pairs(items: string[], flag: string): Record<string, string> {
     out[item.slice(0, at)] = item.slice(at + 1);
   }
   return out;
+}
+
+/**
+ * A command given as a path is stored absolute, as `cron create --script` stores its script: the
+ * gateway may start the server from another working directory. A bare name is looked up on PATH
+ * when the server starts.
+ */
+function commandPath(command: string): string {
+  if (!command.includes('/')) return command;
+  const absolute = path.resolve(command);
+  if (!fs.existsSync(absolute)) throw new OperatorError('invalid', `--command ${command}: no such file (${absolute})`, 'Give the path of an executable, or a command name found on PATH.');
+  return absolute;
 }

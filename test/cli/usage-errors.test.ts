@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../source/cli/program.js';
 import { tempHome } from '../helpers/temp-home.js';
@@ -17,6 +19,7 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
   }
 }
 
+const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 let home = '';
 beforeEach(() => { home = tempHome().root; });
 afterEach(() => { process.exitCode = undefined; });
@@ -85,5 +88,21 @@ describe('numeric options: one parser, a bad value named as typed, exit 2', () =
     const next = await cli('cron', 'next', '*/15 * * * *', '--count', '2');
     expect(next.code).toBe(0);
     expect(next.stdout.trim().split('\n')).toHaveLength(2);
+  });
+});
+
+describe('mcp add', () => {
+  it('refuses options of the other transport (exit 2), a command path that does not exist (exit 1), and stores a relative path absolute', async () => {
+    const web = await cli('mcp', 'add', 'web', '--url', 'http://127.0.0.1:9/mcp', '--arg', 'x');
+    expect(web.code).toBe(2);
+    expect(web.stderr).toMatch(/\nerror: --arg is for --command \(stdio\) servers\n$/);
+    expect(await cli('mcp', 'add', 'local', '--command', 'node', '--header', 'A=b', '--transport', 'sse')).toMatchObject({ code: 2, stderr: 'error: --header and --transport are for --url (HTTP) servers\n' });
+    const missing = await cli('mcp', 'add', 'gone', '--command', './no-such-server.sh');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('--command ./no-such-server.sh: no such file');
+    const relative = path.relative(process.cwd(), path.join(repoRoot, 'test', 'fixtures', 'mcp', 'fixture-server.mjs'));
+    expect((await cli('mcp', 'add', 'fx', '--command', relative)).code).toBe(0);
+    const config = JSON.parse(fs.readFileSync(path.join(home, 'config.json'), 'utf8')) as { mcp_servers: Record<string, { command: string }> };
+    expect(config.mcp_servers.fx!.command).toBe(path.join(repoRoot, 'test', 'fixtures', 'mcp', 'fixture-server.mjs'));
   });
 });
