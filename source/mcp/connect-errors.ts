@@ -53,6 +53,18 @@ export function describeError(error: unknown): string {
   return parts.join(': ');
 }
 
+const LOST = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'UND_ERR_SOCKET']);
+
+/** Whether an error (or one of its causes) says the server cannot be reached at all: not a tool's own failure. */
+export function connectionLost(error: unknown): boolean {
+  let current = error;
+  for (let depth = 0; current instanceof Error && depth < 5; depth++) {
+    if (LOST.has(String((current as { code?: unknown }).code))) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** A failed call, naming the server, the tool and (for a timeout) the setting to change. */
 export function callErrorMessage(server: Pick<ResolvedMcpServer, 'name' | 'timeoutMs'>, label: string, error: unknown): string {
   const code = (error as { code?: unknown }).code;

@@ -4,7 +4,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import type { ApprovalRequester } from '../agent/types.js';
 import { createHttpClient, type HttpClient } from './http-fetch.js';
 import { createBackoff, DEFAULT_BACKOFF, type BackoffSettings } from './backoff.js';
-import { callErrorMessage, connectFailure, credentialsNeeded, describeError, FatalConnectError, McpCallError, withoutHtml } from './connect-errors.js';
+import { callErrorMessage, connectFailure, connectionLost, credentialsNeeded, describeError, FatalConnectError, McpCallError, withoutHtml } from './connect-errors.js';
 import { createHeadlessOAuth } from './headless-oauth.js';
 import { preflight } from './preflight.js';
 import type { ResolvedMcpServer } from './server-config.js';
@@ -342,7 +342,17 @@ export function createMcpConnection(deps: ConnectionDeps) {
         return await fn(current, signal);
       } catch (error) {
         const login = headlessOAuth.needsLogin(error);
-        if (!login) throw new McpCallError(callErrorMessage(server, label, error));
+        if (!login) {
+          // An HTTP server gone (refused, reset): the call says so, and so does the server's state
+          // now, with a reconnect, rather than at the next keepalive minutes later.
+          if (connectionLost(error) && session === current) {
+            session = undefined;
+            clearKeepalive();
+            void current.close();
+            fail(`${label} failed: ${withoutHtml(describeError(error))}`, true);
+          }
+          throw new McpCallError(callErrorMessage(server, label, error));
+        }
         // The transport already made its one refresh-and-retry: drop the session until a login.
         if (session === current) {
           session = undefined;

@@ -108,7 +108,7 @@ export async function startProcess(args: string[], ready: RegExp, env: NodeJS.Pr
   return {
     match,
     stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(); // ended (a killed child has no exit code)
       child.once('exit', () => resolve());
       child.kill('SIGKILL');
     }),

@@ -25,6 +25,22 @@ async function fixtureHttp(legacy: 'stateless' | 'reject') {
 }
 
 describe('remote servers', () => {
+  it('a call to an HTTP server that went away fails, and the server shows degraded at once (not at the next keepalive)', async () => {
+    const home = tempHome();
+    const proc = await startProcess([FIXTURE_SERVER, 'http', '0', '--legacy', 'stateless'], /listening (\d+)/);
+    cleanups.push(proc.stop);
+    const made = makeManager(home.root, { retry: true });
+    cleanups.push(() => made.manager.stop());
+    await made.manager.start(servers({ gone: { url: `http://127.0.0.1:${proc.match[1]}/mcp` } }), { wait: true });
+    expect((await call(made.registry, 'mcp__gone__echo', { text: 'here' })).text).toContain('here');
+    await proc.stop();
+    const failed = await call(made.registry, 'mcp__gone__echo', { text: 'gone' }).then((output) => output.text, (error: unknown) => (error as Error).message);
+    expect(failed).toMatch(/ECONNREFUSED|fetch failed/);
+    const [view] = made.manager.list();
+    expect(['degraded', 'reconnecting']).toContain(view!.status);
+    expect(view!.reason).toMatch(/^server gone: tool echo failed: .*ECONNREFUSED/);
+  });
+
   it('server-everything over Streamable HTTP and SSE', async () => {
     const home = tempHome();
     const httpPort = await everything('streamableHttp');
