@@ -33,7 +33,7 @@ export function createJobsDomain(deps: JobsDomainDeps) {
   const scheduler = createScheduler({
     jobs: deps.jobs, ...(deps.externalChanges ? { externalChanges: deps.externalChanges } : {}), ...(deps.announce ? { announce: deps.announce } : {}), logger: deps.logger, ...(deps.events ? { events: deps.events } : {}), ...(deps.now ? { now: deps.now } : {}),
     timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs, runAgent: deps.runAgent, deliver: deps.deliver,
-    preRun: createPreRunWorkers({ logger: deps.logger, childrenDir: deps.config.home.childrenDir }), checkDeliver: jobDeliverCheck(deps.config.values),
+    preRun: createPreRunWorkers({ logger: deps.logger, childrenDir: deps.config.home.childrenDir }), checkDeliver: jobDeliverCheck(deps.config.values, deps.config.home.configFile),
   });
   return { cron, scheduler, jobs: createJobsCore(scheduler, cron.scriptsDir, cron.timezone) };
 }
