@@ -3,6 +3,7 @@ import { Command } from './commander.js';
 import { followRun } from './follow-run.js';
 import { print, say } from './output.js';
 import { withOperations } from './session.js';
+import type { Operations } from '../operations/index.js';
 
 /**
  * `switchboard run "<prompt>"`: one agent run from the terminal; progress on stderr, the answer on
@@ -25,6 +26,7 @@ export function runCommand(): Command {
         process.once('SIGINT', onSignal);
         try {
           if (session.where === 'gateway') say(`Running on the gateway (pid ${session.hello.pid})...`);
+          if (options.skill.length > 0) await warnMissingSkills(session.operations, options.skill);
           const result = await session.operations.runs.run({ prompt, skills: options.skill, origin: 'cli', runId });
           if (options.json) print(JSON.stringify(await session.operations.runs.get({ runId: result.runId }), undefined, 2));
           else if (result.output) print(result.output);
@@ -40,3 +42,12 @@ export function runCommand(): Command {
     });
 }
 
+/** A skill that is missing or unreadable does not stop the run (README, Skills); the operator hears it here, not only in gateway.log. */
+async function warnMissingSkills(operations: Operations, wanted: readonly string[]): Promise<void> {
+  const { dir, skills } = await operations.skills.list({});
+  for (const name of wanted) {
+    const found = skills.find((skill) => skill.folder === name);
+    const reason = !found ? `skill "${name}" not found (${dir}/${name}/SKILL.md)` : found.ok ? undefined : found.reason;
+    if (reason) say(`  ! ${reason}; the run goes on without it`);
+  }
+}

@@ -19,6 +19,19 @@ describe('switchboard run', () => {
     expect(record).toMatchObject({ origin: 'cli', status: 'ok', prompt: 'Again', provider: 'dry-run', toolCalls: [] });
   });
 
+  it('says on stderr which --skill is missing or unreadable, and runs with the skills found', async () => {
+    const home = tempHome();
+    fs.mkdirSync(`${home.root}/skills/tone`, { recursive: true });
+    fs.writeFileSync(`${home.root}/skills/tone/SKILL.md`, '---\nname: tone\ndescription: Be brief\n---\nAnswer in one line.');
+    fs.mkdirSync(`${home.root}/skills/empty`, { recursive: true });
+    const ran = await runCli(['run', 'Say hi', '--skill', 'tone', '--skill', 'nosuch', '--skill', 'empty', '--home', home.root]);
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toContain(`  ! skill "nosuch" not found (${home.root}/skills/nosuch/SKILL.md); the run goes on without it`);
+    expect(ran.stderr).toContain(`  ! skill "empty" not found (${home.root}/skills/empty/SKILL.md); the run goes on without it`);
+    expect(ran.stderr).not.toContain('skill "tone"');
+    expect(ran.stdout).toContain('Answer in one line.');
+  });
+
   it('shows tool calls on stderr as they happen and the answer on stdout', async () => {
     model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', args: { command: 'echo 42' } }] }, { text: 'The answer is 42.' }]);
     const home = tempHome();
