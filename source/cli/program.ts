@@ -91,7 +91,7 @@ function baseProgram(): Command {
       const locked = found && 'locked' in found ? found.locked : undefined;
       // Loaded only for a running gateway: `status` of a stopped one stays as light as before.
       const cluster = hello ? await import('./cluster-status.js').then((module) => module.clusterOf(home)) : null;
-      const configProblems = hello || locked ? (await import('./config-on-disk.js')).problemsOnDisk(home) : [];
+      const configProblems = hello || locked ? (await import('../operations/config-on-disk.js')).problemsOnDisk(home) : [];
       const configLine = `  config    ${home.configFile} has ${configProblems.length} problem(s) the next start would refuse (the gateway keeps the config it loaded): ${configProblems[0]}; see ${commandFor(home, 'config validate')}`;
       if (options.json) {
         print(JSON.stringify({ home: home.root, running: Boolean(hello ?? locked), ...(hello ?? locked ?? {}), ...(locked ? { control: 'not answering' } : {}), ...(cluster ? { cluster } : {}), ...(configProblems.length > 0 ? { configProblems } : {}) }));
