@@ -2,14 +2,14 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ApprovalRequester } from '../agent/types.js';
-import { createHttpClient, type HttpClient } from './http-fetch.js';
 import { createBackoff, DEFAULT_BACKOFF, type BackoffSettings } from './backoff.js';
 import { callErrorMessage, connectFailure, connectionLost, credentialsNeeded, describeError, FatalConnectError, McpCallError, withoutHtml } from './connect-errors.js';
 import { createHeadlessOAuth } from './headless-oauth.js';
-import { preflight } from './preflight.js';
 import type { ResolvedMcpServer } from './server-config.js';
-import { clientCapabilities, installServerRequestHandlers, type SampleFn } from './server-requests.js';
+import type { SampleFn } from './server-requests.js';
 import type { McpEra, McpSession } from './session.js';
+import { createSessionOpener } from './session-opener.js';
+import { createSessionUpkeep } from './session-upkeep.js';
 import type { TokenStores } from './token-store.js';
 import { createStderrRing, type StderrRing } from './stderr-ring.js';
 
@@ -59,7 +59,11 @@ export interface ConnectionDeps {
 /** How often a `needs-login` server looks for tokens written by a login in another process. */
 const LOGIN_CHECK_MS = 2000;
 
-/** One server's connection: connect, keepalive, backoff reconnect, stdio recycling, calls with timeouts. */
+/**
+ * One server's connection: the state machine (connecting, ready, degraded, reconnecting with
+ * backoff, recycled, failed, needs-login) and calls with timeouts. Opening a session is
+ * session-opener.ts; keepalive and stdio recycling while it is up, session-upkeep.ts.
+ */
 export function createMcpConnection(deps: ConnectionDeps) {
   const { server, logger } = deps;
   const backoff = { ...DEFAULT_BACKOFF, ...deps.backoff };
@@ -67,7 +71,6 @@ export function createMcpConnection(deps: ConnectionDeps) {
   const stderr: StderrRing = createStderrRing(deps.logsDir && server.transport === 'stdio' ? path.join(deps.logsDir, 'mcp', `${server.name.replace(/[^A-Za-z0-9._-]/g, '_')}.log`) : undefined);
   let state: McpServerState = { name: server.name, status: server.enabled ? 'connecting' : 'disabled', transport: server.transport, updatedAtMs: deps.now() };
   let session: McpSession | undefined;
-  let http: HttpClient | undefined;
   let connecting: Promise<McpSession> | undefined;
   let stopped = false;
   let inFlight = 0;
@@ -75,19 +78,23 @@ export function createMcpConnection(deps: ConnectionDeps) {
   let retryTimer: NodeJS.Timeout | undefined;
   /** Where the current attempt's stderr starts: a failure quotes its own process's last lines. */
   let stderrMark = 0;
-  let usePing = true;
   let lastActivity = deps.now();
-  let connectedAt = 0;
-  let recyclePending = false;
   const timers = new Set<NodeJS.Timeout>();
-  let keepaliveTimer: NodeJS.Timeout | undefined;
-  let lifecycleTimer: NodeJS.Timeout | undefined;
 
   const set = (status: McpServerStatus, reason?: string) => {
     state = { ...state, status, reason, era: session?.era ?? state.era, protocolVersion: session?.protocolVersion ?? state.protocolVersion, updatedAtMs: deps.now() };
     deps.onState(state);
   };
   const headlessOAuth = createHeadlessOAuth({ server, tokens: deps.tokens, logger, now: deps.now });
+  const opener = createSessionOpener({
+    server, stderr, headlessOAuth, hasTokenStore: deps.tokens !== undefined, approvals: deps.approvals, sample: deps.sample, now: deps.now, clientInfo: deps.clientInfo,
+    onToolsChanged: (tools) => void discover(tools),
+  });
+  const upkeep = createSessionUpkeep({
+    server, now: deps.now, current: () => session, inFlight: () => inFlight, lastActivity: () => lastActivity,
+    keepaliveFailed: (current, error) => drop(current, `keepalive failed: ${describeError(error)}`),
+    recycle: (reason) => void recycle(reason),
+  });
   const later = (ms: number, fn: () => void) => {
     const timer = setTimeout(() => {
       timers.delete(timer);
@@ -109,42 +116,6 @@ export function createMcpConnection(deps: ConnectionDeps) {
   };
   const stderrTail = () => stderr.since(stderrMark).filter((line) => line.trim() !== '').slice(-3).join(' | ');
 
-  async function connectOnce(): Promise<McpSession> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`connect_timeout of ${server.connectTimeoutMs / 1000} s reached`)), server.connectTimeoutMs);
-    try {
-      if (server.transport !== 'stdio') {
-        if (!http) {
-          const made = await createHttpClient(server);
-          if (!made.ok) throw new FatalConnectError(made.reason);
-          http = made.value;
-        }
-        if (server.transport === 'streamable-http' && !server.skipPreflight && server.auth !== 'oauth') {
-          const checked = await preflight({ server: server.name, url: server.url!, headers: server.headers, fetch: http.fetch });
-          if (!checked.ok) throw new FatalConnectError(checked.reason);
-        }
-      }
-      if (server.auth === 'oauth' && !deps.tokens) throw new FatalConnectError(`server ${server.name}: auth: oauth needs a token store (mcp-tokens)`);
-      const requestDeps = { server, approvals: deps.approvals, sample: deps.sample, now: deps.now };
-      // Loaded on the first connect: a gateway without MCP servers never loads the MCP SDK.
-      const { openSession } = await import('./session.js');
-      stderrMark = stderr.mark();
-      const oauth = await headlessOAuth.transportAuth(http);
-      const opened = openSession({
-        server, stderr, http, signal: controller.signal, oauth,
-        capabilities: clientCapabilities(requestDeps),
-        setup: (client) => installServerRequestHandlers(client, requestDeps),
-        clientInfo: deps.clientInfo ?? { name: 'switchboard', version: '0.1.0' },
-        listChanged: { tools: { autoRefresh: true, onChanged: (error, tools) => { if (!error && tools) void discover(tools); } } },
-      });
-      const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error), { once: true }));
-      opened.then((s) => { if (controller.signal.aborted) void s.close(); }, () => {});
-      return await Promise.race([opened, aborted]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   async function discover(listed?: Tool[]): Promise<void> {
     const current = session;
     if (!current) return;
@@ -161,14 +132,14 @@ export function createMcpConnection(deps: ConnectionDeps) {
       if (state.status !== 'reconnecting') set('connecting');
       connecting = (async () => {
         try {
-          const opened = await connectOnce();
+          stderrMark = stderr.mark();
+          const opened = await opener.open();
           if (stopped) {
             await opened.close();
             throw new McpCallError(`server ${server.name}: stopped`);
           }
           session = opened;
-          usePing = true;
-          connectedAt = deps.now();
+          const connectedAt = deps.now();
           lastActivity = connectedAt;
           pacing.connected(connectedAt);
           try {
@@ -181,8 +152,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
           }
           opened.client.onclose = () => onClosed(opened);
           set('ready');
-          scheduleKeepalive();
-          scheduleLifecycle();
+          upkeep.connected(connectedAt);
           logger.info(`MCP server ${server.name} ready (${server.transport}, ${opened.era} era${opened.protocolVersion ? ` ${opened.protocolVersion}` : ''})`);
           return opened;
         } finally {
@@ -196,9 +166,18 @@ export function createMcpConnection(deps: ConnectionDeps) {
   function onClosed(closed: McpSession): void {
     if (session !== closed || stopped) return;
     session = undefined;
-    clearKeepalive();
+    upkeep.stop();
     const tail = stderrTail();
     fail(`connection closed${tail ? ` (stderr: ${tail})` : ''}`, true);
+  }
+
+  /** Closes a session that stopped working and counts it as a failure (keepalive, a lost connection). */
+  function drop(current: McpSession, reason: string): void {
+    if (session !== current) return;
+    session = undefined;
+    upkeep.stop();
+    void current.close();
+    fail(reason, true);
   }
 
   /** A failure after being connected (or a failed attempt): backoff reconnect, then failed with a 5-minute retry. */
@@ -258,65 +237,11 @@ export function createMcpConnection(deps: ConnectionDeps) {
     else fail(reason, false);
   }
 
-  function scheduleKeepalive(): void {
-    clearKeepalive();
-    keepaliveTimer = setInterval(() => void keepalive(), server.keepaliveMs);
-    keepaliveTimer.unref();
-  }
-  function clearKeepalive(): void {
-    if (keepaliveTimer) clearInterval(keepaliveTimer);
-    keepaliveTimer = undefined;
-  }
-
-  async function keepalive(): Promise<void> {
-    const current = session;
-    if (!current || inFlight > 0) return;
-    const options = { timeout: Math.min(server.keepaliveMs, 30_000) };
-    try {
-      if (usePing && current.era === 'legacy') {
-        try {
-          await current.client.ping(options);
-          return;
-        } catch (error) {
-          if ((error as { code?: unknown }).code !== -32601) throw error;
-          usePing = false;
-        }
-      }
-      await current.client.listTools(undefined, { ...options, cacheMode: 'bypass' });
-    } catch (error) {
-      if (session !== current || inFlight > 0) return;
-      session = undefined;
-      clearKeepalive();
-      void current.close();
-      fail(`keepalive failed: ${describeError(error)}`, true);
-    }
-  }
-
-  function scheduleLifecycle(): void {
-    if (lifecycleTimer) clearInterval(lifecycleTimer);
-    lifecycleTimer = undefined;
-    if (server.transport !== 'stdio' || (server.idleTimeoutMs <= 0 && server.maxLifetimeMs <= 0)) return;
-    const step = Math.max(50, Math.min(...[server.idleTimeoutMs, server.maxLifetimeMs].filter((v) => v > 0)) / 4);
-    lifecycleTimer = setInterval(() => checkLifecycle(), step);
-    lifecycleTimer.unref();
-  }
-
-  function checkLifecycle(): void {
-    if (!session) return;
-    const now = deps.now();
-    if (server.maxLifetimeMs > 0 && now - connectedAt >= server.maxLifetimeMs) recyclePending = true;
-    const idle = server.idleTimeoutMs > 0 && inFlight === 0 && now - lastActivity >= server.idleTimeoutMs;
-    if ((recyclePending || idle) && inFlight === 0) void recycle(recyclePending ? 'max_lifetime_seconds reached' : 'idle_timeout_seconds reached');
-  }
-
   async function recycle(reason: string): Promise<void> {
     const current = session;
     if (!current) return;
     session = undefined;
-    recyclePending = false;
-    clearKeepalive();
-    if (lifecycleTimer) clearInterval(lifecycleTimer);
-    lifecycleTimer = undefined;
+    upkeep.stop();
     await current.close();
     set('recycled', `${reason}; starts again on the next call`);
     logger.info(`MCP server ${server.name} recycled: ${reason}`);
@@ -345,18 +270,13 @@ export function createMcpConnection(deps: ConnectionDeps) {
         if (!login) {
           // An HTTP server gone (refused, reset): the call says so, and so does the server's state
           // now, with a reconnect, rather than at the next keepalive minutes later.
-          if (connectionLost(error) && session === current) {
-            session = undefined;
-            clearKeepalive();
-            void current.close();
-            fail(`${label} failed: ${withoutHtml(describeError(error))}`, true);
-          }
+          if (connectionLost(error)) drop(current, `${label} failed: ${withoutHtml(describeError(error))}`);
           throw new McpCallError(callErrorMessage(server, label, error));
         }
         // The transport already made its one refresh-and-retry: drop the session until a login.
         if (session === current) {
           session = undefined;
-          clearKeepalive();
+          upkeep.stop();
           void current.close();
         }
         awaitLogin(login.message);
@@ -365,7 +285,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
     } finally {
       inFlight -= 1;
       lastActivity = deps.now();
-      if (recyclePending && inFlight === 0) checkLifecycle();
+      upkeep.callEnded();
     }
   }
 
@@ -396,12 +316,11 @@ export function createMcpConnection(deps: ConnectionDeps) {
       retryTimer = undefined;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      clearKeepalive();
-      if (lifecycleTimer) clearInterval(lifecycleTimer);
+      upkeep.stop();
       const current = session ?? (await connecting?.catch(() => undefined));
       session = undefined;
       await current?.close();
-      await http?.close().catch(() => {});
+      await opener.close();
       stderr.close();
     },
   };

@@ -37,3 +37,5 @@ export function createHeadlessOAuth(deps: { server: ResolvedMcpServer; tokens?: 
     },
   };
 }
+
+export type HeadlessOAuth = ReturnType<typeof createHeadlessOAuth>;
