@@ -42,6 +42,20 @@ export async function renderConsole(options: { edit?: (config: ConfigFile) => vo
   return { ...view, home, host, gateway, store: host.store, model, copied, opened, quits: () => quits, close };
 }
 
+/** Turns of the event loop: lets the console draw and settle what a key or an event started. */
+export async function ticks(count = 5): Promise<void> {
+  for (let turn = 0; turn < count; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** `renderConsole`, closed by the test's cleanup (`closers`), once its first full frame is drawn. */
+export async function readyConsole(closers: Array<() => unknown>, options: Parameters<typeof renderConsole>[0] = {}) {
+  const view = await renderConsole(options);
+  closers.push(view.close);
+  await waitForFrame(view.lastFrame, (frame) => frame.includes(' 1 MCP'));
+  await ticks();
+  return view;
+}
+
 /** Types into the focused input one key at a time (as a person would), then waits for the text to show. */
 export async function typeText(stdin: { write(data: string): void }, lastFrame: () => string | undefined, text: string) {
   for (const char of text) {

@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApprovalTimeout } from '../../source/agent/types.js';
-import { renderConsole } from '../helpers/console.js';
+import { renderConsole, ticks } from '../helpers/console.js';
 import { waitForFrame } from '../helpers/ink.js';
 
 const closers: Array<() => unknown> = [];
 afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
-const ticks = async (n = 5) => { for (let i = 0; i < n; i += 1) await new Promise((resolve) => setImmediate(resolve)); };
 
 describe('the Approvals pane', () => {
   it('lists the session grants (v revokes one) and the decided requests, an expired one as expired', { timeout: 60_000 }, async () => {

@@ -1,48 +1,40 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { slashCommands } from '../../source/ui/slash-commands.js';
-import { renderConsole, slash } from '../helpers/console.js';
+import { bottomLine, slash, ticks, readyConsole } from '../helpers/console.js';
 import { keys, waitForFrame } from '../helpers/ink.js';
 
 const closers: Array<() => unknown> = [];
 afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
-const ticks = async (n = 5) => { for (let i = 0; i < n; i += 1) await new Promise((resolve) => setImmediate(resolve)); };
-const bottom = (frame: string) => frame.trimEnd().split('\n').at(-1)!.trim();
 
 describe('the command line', () => {
   it('recalls the lines run before with ↑ and ↓, back to what was being typed', async () => {
-    const view = await renderConsole({ size: { columns: 120, rows: 30 } });
-    closers.push(view.close);
-    await waitForFrame(view.lastFrame, (f) => f.includes(' 1 MCP'));
-    await ticks();
+    const view = await readyConsole(closers, { size: { columns: 120, rows: 30 } });
     await slash(view.stdin, view.lastFrame, 'first-unknown');
     await waitForFrame(view.lastFrame, (f) => f.includes('Unknown command /first-unknown'));
     await slash(view.stdin, view.lastFrame, 'second-unknown');
     await waitForFrame(view.lastFrame, (f) => f.includes('Unknown command /second-unknown'));
 
     view.stdin.write('/');
-    await waitForFrame(view.lastFrame, (f) => bottom(f) === '/');
+    await waitForFrame(view.lastFrame, (f) => bottomLine(f).trim() === '/');
     view.stdin.write(keys.up);
-    await waitForFrame(view.lastFrame, (f) => bottom(f) === '/second-unknown');
+    await waitForFrame(view.lastFrame, (f) => bottomLine(f).trim() === '/second-unknown');
     view.stdin.write(keys.up);
-    await waitForFrame(view.lastFrame, (f) => bottom(f) === '/first-unknown');
+    await waitForFrame(view.lastFrame, (f) => bottomLine(f).trim() === '/first-unknown');
     view.stdin.write(keys.up); // nothing older: stays
     await ticks();
-    await waitForFrame(view.lastFrame, (f) => bottom(f) === '/first-unknown');
+    await waitForFrame(view.lastFrame, (f) => bottomLine(f).trim() === '/first-unknown');
     view.stdin.write(keys.down);
-    await waitForFrame(view.lastFrame, (f) => bottom(f) === '/second-unknown');
+    await waitForFrame(view.lastFrame, (f) => bottomLine(f).trim() === '/second-unknown');
     view.stdin.write(keys.down);
-    await waitForFrame(view.lastFrame, (f) => bottom(f) === '/');
+    await waitForFrame(view.lastFrame, (f) => bottomLine(f).trim() === '/');
     view.stdin.write(keys.up);
-    await waitForFrame(view.lastFrame, (f) => bottom(f) === '/second-unknown');
+    await waitForFrame(view.lastFrame, (f) => bottomLine(f).trim() === '/second-unknown');
     view.stdin.write(keys.enter);
     await waitForFrame(view.lastFrame, (f) => f.includes('Unknown command /second-unknown'));
   });
 
   it('M recalls the messages the bottom line showed, newest first', async () => {
-    const view = await renderConsole({ size: { columns: 120, rows: 30 } });
-    closers.push(view.close);
-    await waitForFrame(view.lastFrame, (f) => f.includes(' 1 MCP'));
-    await ticks();
+    const view = await readyConsole(closers, { size: { columns: 120, rows: 30 } });
     await slash(view.stdin, view.lastFrame, 'older-one');
     await waitForFrame(view.lastFrame, (f) => f.includes('Unknown command /older-one'));
     await slash(view.stdin, view.lastFrame, 'newer-one');
@@ -55,10 +47,7 @@ describe('the command line', () => {
   });
 
   it('M, then Enter on a message cut in the list shows it whole, wrapped; Esc goes back to the list', async () => {
-    const view = await renderConsole({ size: { columns: 80, rows: 24 } });
-    closers.push(view.close);
-    await waitForFrame(view.lastFrame, (f) => f.includes(' 1 MCP'));
-    await ticks();
+    const view = await readyConsole(closers, { size: { columns: 80, rows: 24 } });
     await slash(view.stdin, view.lastFrame, 'a-long-unknown-command-name');
     const message = `Unknown command /a-long-unknown-command-name. Known: ${slashCommands.map((command) => `/${command.name}`).join(', ')}`;
     await waitForFrame(view.lastFrame, (f) => f.includes('Unknown command /a-long'));

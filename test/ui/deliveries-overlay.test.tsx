@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderConsole } from '../helpers/console.js';
+import { renderConsole, ticks } from '../helpers/console.js';
 import { waitForFrame } from '../helpers/ink.js';
 
 const closers: Array<() => unknown> = [];
 afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
-const ticks = async (n = 5) => { for (let i = 0; i < n; i += 1) await new Promise((resolve) => setImmediate(resolve)); };
 
 describe('failed and uncertain deliveries in the console (D)', () => {
   it('lists them, sends a failed one again with r, and asks before sending an uncertain one again', async () => {

@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderConsole } from '../helpers/console.js';
+import { renderConsole, ticks } from '../helpers/console.js';
 import { waitForFrame } from '../helpers/ink.js';
 
 const closers: Array<() => unknown> = [];
 afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
-const ticks = async (n = 5) => { for (let i = 0; i < n; i += 1) await new Promise((resolve) => setImmediate(resolve)); };
 
 describe('n on a job (Jobs pane)', () => {
   it('asks, runs it now on y (not on another key), and the job shows the run', { timeout: 60_000 }, async () => {

@@ -1,14 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOTICE_SHOWN_MS, paneHint } from '../../source/ui/pane-hints.js';
 import { slashCommands } from '../../source/ui/slash-commands.js';
-import { bottomLine, renderConsole, slash } from '../helpers/console.js';
+import { bottomLine, renderConsole, slash, ticks, readyConsole } from '../helpers/console.js';
 import { waitForFrame } from '../helpers/ink.js';
 import { SECRET } from '../helpers/webhooks.js';
 
 const closers: Array<() => unknown> = [];
 afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
-const ticks = async (n = 5) => { for (let i = 0; i < n; i += 1) await new Promise((resolve) => setImmediate(resolve)); };
-const bottom = (frame: string) => frame.trimEnd().split('\n').at(-1)!.trim();
 
 describe('the bottom line', () => {
   it('names the keys of each pane, and the global ones', () => {
@@ -19,11 +17,11 @@ describe('the bottom line', () => {
   it('shows a notice, then once it is old the keys of the focused pane, which follow the pane', { timeout: 60_000 }, async () => {
     const view = await renderConsole({ size: { columns: 160, rows: 30 } });
     closers.push(view.close);
-    await waitForFrame(view.lastFrame, (f) => bottom(f) === 'Press ? for keys, / for commands.');
-    await waitForFrame(view.lastFrame, (f) => bottom(f) === paneHint('Logs'), NOTICE_SHOWN_MS + 5_000);
+    await waitForFrame(view.lastFrame, (f) => bottomLine(f).trim() === 'Press ? for keys, / for commands.');
+    await waitForFrame(view.lastFrame, (f) => bottomLine(f).trim() === paneHint('Logs'), NOTICE_SHOWN_MS + 5_000);
     await ticks();
     view.stdin.write('2');
-    await waitForFrame(view.lastFrame, (f) => bottom(f) === paneHint('Webhooks'));
+    await waitForFrame(view.lastFrame, (f) => bottomLine(f).trim() === paneHint('Webhooks'));
   });
 
   it('gives a pane\'s prompt the whole width at 140 columns, not the 60 % the pane has', async () => {
@@ -47,10 +45,7 @@ describe('the bottom line', () => {
   });
 
   it('cuts a long notice at the terminal width with ~, as every cut of the console', async () => {
-    const view = await renderConsole({ size: { columns: 80, rows: 24 } });
-    closers.push(view.close);
-    await waitForFrame(view.lastFrame, (f) => f.includes(' 1 MCP'));
-    await ticks();
+    const view = await readyConsole(closers, { size: { columns: 80, rows: 24 } });
     await slash(view.stdin, view.lastFrame, 'nope');
     const notice = `Unknown command /nope. Known: ${slashCommands.map((command) => `/${command.name}`).join(', ')}`;
     expect(notice.length).toBeGreaterThan(80);

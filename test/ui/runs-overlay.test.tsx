@@ -1,20 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedModel } from '../fixtures/scripted-model.js';
-import { renderConsole } from '../helpers/console.js';
+import { readyConsole } from '../helpers/console.js';
 import { waitForFrame } from '../helpers/ink.js';
 
 const closers: Array<() => unknown> = [];
 afterEach(async () => { for (const close of closers.splice(0).reverse()) await close(); });
-const ticks = async (n = 5) => { for (let i = 0; i < n; i += 1) await new Promise((resolve) => setImmediate(resolve)); };
 
 describe('runs in flight in the console (X)', () => {
   it('lists a running run with its origin and prompt, and x cancels it after y', { timeout: 60_000 }, async () => {
     const model = await startScriptedModel([{ text: 'too late', delayMs: 60_000 }]);
     closers.push(() => model.close());
-    const view = await renderConsole({ size: { columns: 140, rows: 30 }, edit: (config) => { config.model = { provider: 'openai-compatible', base_url: model.url, name: 'scripted' }; } });
-    closers.push(view.close);
-    await waitForFrame(view.lastFrame, (f) => f.includes(' 1 MCP'));
-    await ticks();
+    const view = await readyConsole(closers, { size: { columns: 140, rows: 30 }, edit: (config) => { config.model = { provider: 'openai-compatible', base_url: model.url, name: 'scripted' }; } });
     const running = view.host.operations.runs.run({ prompt: 'summarise the incident channel', origin: 'cli' });
     await waitForFrame(view.lastFrame, (f) => f.includes('runs 1'), 10_000);
     view.stdin.write('X');
