@@ -46,6 +46,11 @@ export interface DeliverDeps {
    * `webhook deliveries` on another node knows whose log or files to open.
    */
   node?: string;
+  /**
+   * After a retry that delivered: what the output was for learns it (the webhook delivery's state,
+   * the job's last status). A failure here is logged; the output went out all the same.
+   */
+  afterRetry?: (subject: DeliveryRequest['subject'], detail: string) => Promise<void>;
 }
 
 /** A send's result with its parts; `once`: a send of one try that reported no attempt of its own (log, local, origin). */
@@ -206,7 +211,12 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
       const record = await history?.get(id);
       if (!record) return { ok: false, reason: `no delivery with id ${id}` };
       if (record.status === 'delivered') return { ok: false, reason: `delivery ${id} was already delivered; nothing to retry` };
-      return run({ target: record.target, extra: record.extra, subject: record.subject, output: record.output, failed: record.runFailed }, { id, writes: recordWrites(id, Promise.resolve(), deps.logger), was: record.status }, record.chunksSent);
+      const result = await run({ target: record.target, extra: record.extra, subject: record.subject, output: record.output, failed: record.runFailed }, { id, writes: recordWrites(id, Promise.resolve(), deps.logger), was: record.status }, record.chunksSent);
+      if (result.ok && deps.afterRetry) {
+        await deps.afterRetry(record.subject, result.detail).catch((error: unknown) =>
+          deps.logger.warn({ err: error, delivery: id }, `Delivery ${id} was sent on retry, but recording that on ${describeSubject(record)} failed: ${(error as Error).message}`));
+      }
+      return result;
     },
   };
 }
