@@ -43,7 +43,6 @@ export function describeDelivery(row: OutputDeliveryView): string {
   const when = new Date(row.updatedAtMs).toISOString().replace('T', ' ').slice(0, 19);
   const parts = row.chunksTotal > 1 ? ` ${row.chunksSent}/${row.chunksTotal} parts` : '';
   const outcome = row.status === 'failed' || row.status === 'uncertain' ? row.error : row.detail;
-  // A send to `log` or `local` is recorded once with its outcome, without attempts: no "0 attempt(s)" for it.
-  const attempts = row.attempts.length > 0 ? `  ${row.attempts.length} attempt(s)` : '';
-  return `${row.id.slice(0, 8)}  ${row.status.padEnd(9)} ${row.target}  ${row.title}  ${when}${attempts}${parts}\n          ${outcome ?? ''}`;
+  // Every row says how many tries it took: a file or log line is one, a chat's retries and `deliveries retry` add theirs.
+  return `${row.id.slice(0, 8)}  ${row.status.padEnd(9)} ${row.target}  ${row.title}  ${when}  ${row.attempts.length} attempt(s)${parts}\n          ${outcome ?? ''}`;
 }

@@ -46,7 +46,15 @@ export interface DeliverDeps {
    * `webhook deliveries` on another node knows whose log or files to open.
    */
   node?: string;
+  /**
+   * After a retry that delivered: what the output was for learns it (the webhook delivery's state,
+   * the job's last status). A failure here is logged; the output went out all the same.
+   */
+  afterRetry?: (subject: DeliveryRequest['subject'], detail: string) => Promise<void>;
 }
+
+/** A send's result with its parts; `once`: a send of one try that reported no attempt of its own (log, local, origin). */
+type SendResult = DeliveryResult & { chunksTotal: number; chunksSent: number; once?: true };
 
 const GH_TIMEOUT_MS = 30_000;
 
@@ -83,7 +91,7 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
     return result.ok ? { ...result, detail: `${result.detail} (node ${deps.node})` } : { ...result, reason: `${result.reason} (node ${deps.node})` };
   };
 
-  async function send(request: DeliveryRequest, record: RecordedSend | undefined, fromChunk: number): Promise<DeliveryResult & { chunksTotal: number; chunksSent: number }> {
+  async function send(request: DeliveryRequest, record: RecordedSend | undefined, fromChunk: number): Promise<SendResult> {
     const extra = request.extra ?? {};
     const resolved = resolveTarget(request.target, extra, platforms, { for: request.subject.kind === 'webhook' ? 'webhook' : 'job' });
     if (!resolved.ok) return { ok: false, reason: resolved.reason, chunksTotal: 0, chunksSent: 0 };
@@ -91,16 +99,16 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
     const report = (chunk: number) => (attempt: Omit<AttemptRecord, 'chunk'>) => { if (record && history) void record.writes.write(() => history.attempt(record.id, { ...attempt, chunk })); };
     switch (target.kind) {
       case 'log':
-        return { ...onThisNode(deliverToLog(deps.logger, request)), chunksTotal: 1, chunksSent: 1 };
+        return { ...onThisNode(deliverToLog(deps.logger, request)), chunksTotal: 1, chunksSent: 1, once: true };
       case 'local':
-        return { ...onThisNode(await deliverToLocal(deps.homeRoot, request, now)), chunksTotal: 1, chunksSent: 1 };
+        return { ...onThisNode(await deliverToLocal(deps.homeRoot, request, now)), chunksTotal: 1, chunksSent: 1, once: true };
       case 'origin': {
         const shown = deps.origin?.(request);
-        if (shown) return { ...shown, chunksTotal: 1, chunksSent: 1 };
+        if (shown) return { ...shown, chunksTotal: 1, chunksSent: 1, once: true };
         const kept = onThisNode(await deliverToLocal(deps.homeRoot, request, now));
         return kept.ok
-          ? { ok: true, detail: `no console is attached to show it; kept in ${kept.detail}`, chunksTotal: 1, chunksSent: 1 }
-          : { ...kept, chunksTotal: 1, chunksSent: 0 };
+          ? { ok: true, detail: `no console is attached to show it; kept in ${kept.detail}`, chunksTotal: 1, chunksSent: 1, once: true }
+          : { ...kept, chunksTotal: 1, chunksSent: 0, once: true };
       }
       case 'github_comment': {
         const checked = checkGithubTarget(extra);
@@ -129,7 +137,7 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
   }
 
   async function run(request: DeliveryRequest, record: RecordedSend | undefined, fromChunk: number): Promise<DeliveryResult> {
-    let result: DeliveryResult & { chunksTotal: number; chunksSent: number };
+    let result: SendResult;
     try {
       result = await send(request, record, fromChunk);
     } catch (error) {
@@ -139,21 +147,27 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
   }
 
   /** Records the outcome, logs it and tells the console. */
-  async function conclude(request: DeliveryRequest, record: RecordedSend | undefined, result: DeliveryResult & { chunksTotal: number; chunksSent: number }): Promise<DeliveryResult> {
+  async function conclude(request: DeliveryRequest, record: RecordedSend | undefined, result: SendResult): Promise<DeliveryResult> {
     const recordId = record?.id;
     if (record && history) {
       const status = result.ok ? 'delivered' : 'failed';
       // Never below zero: a row another writer failed is counted only from the next read of the store.
       failed = Math.max(0, failed + (status === 'failed' ? 1 : 0) - (record.was === 'failed' ? 1 : 0));
-      const state = { status, chunksTotal: result.chunksTotal, chunksSent: result.chunksSent, atMs: now(), ...(result.ok ? { detail: result.detail } : { error: result.reason }) } as const;
-      if (record.writeOnce && history.writesInOrder) {
+      const atMs = now();
+      const state = { status, chunksTotal: result.chunksTotal, chunksSent: result.chunksSent, atMs, ...(result.ok ? { detail: result.detail } : { error: result.reason }) } as const;
+      // A send of one try (a file, a log line) is an attempt as a network send's are: every record counts them alike.
+      const attempt = result.once ? { chunk: 0, attempt: 1, atMs, ok: result.ok, status: null, error: result.ok ? null : result.reason } : undefined;
+      const { writeOnce } = record;
+      if (writeOnce && history.writesInOrder) {
         // A repeatable target's one row, on SQLite: written now on the one connection, so this
         // process reads it at once, and it commits with the caller's next write (a webhook's final
         // state) or before it. Waiting for its own commit cost a commit per run in the drain.
-        record.writeOnce(state).catch(recordLost(deps.logger, record.id));
+        writeOnce({ ...state, attempt }).catch(recordLost(deps.logger, record.id));
       } else {
+        // A retry's attempt (the first send's goes in with its row), after the record's earlier writes.
+        if (attempt && !writeOnce) void record.writes.write(() => history.attempt(record.id, attempt));
         // Settled on record before the outcome is reported, so whoever reads the history next sees it.
-        await record.writes.write(() => (record.writeOnce ? record.writeOnce(state) : history.settle(record.id, state)));
+        await record.writes.write(() => (writeOnce ? writeOnce({ ...state, attempt }) : history.settle(record.id, state)));
       }
     }
     // A `log` delivery's own line is the record of it (log-target.ts): no second line saying so.
@@ -197,7 +211,12 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
       const record = await history?.get(id);
       if (!record) return { ok: false, reason: `no delivery with id ${id}` };
       if (record.status === 'delivered') return { ok: false, reason: `delivery ${id} was already delivered; nothing to retry` };
-      return run({ target: record.target, extra: record.extra, subject: record.subject, output: record.output, failed: record.runFailed }, { id, writes: recordWrites(id, Promise.resolve(), deps.logger), was: record.status }, record.chunksSent);
+      const result = await run({ target: record.target, extra: record.extra, subject: record.subject, output: record.output, failed: record.runFailed }, { id, writes: recordWrites(id, Promise.resolve(), deps.logger), was: record.status }, record.chunksSent);
+      if (result.ok && deps.afterRetry) {
+        await deps.afterRetry(record.subject, result.detail).catch((error: unknown) =>
+          deps.logger.warn({ err: error, delivery: id }, `Delivery ${id} was sent on retry, but recording that on ${describeSubject(record)} failed: ${(error as Error).message}`));
+      }
+      return result;
     },
   };
 }

@@ -25,6 +25,7 @@ import { sqliteBackends, type StoreBackends } from '../store/async-domains.js';
 import type { RunRow } from '../store/runs.js';
 import type { Store } from '../store/database.js';
 import { resolveWebhooks } from '../webhooks/config.js';
+import { recordRedelivery } from '../webhooks/redelivered.js';
 import { createWebhookPlatform, type WebhookPlatform } from '../webhooks/platform.js';
 import { createConfigCommands, type ConfigCommands } from './config-commands.js';
 import { createConfigWatch } from './config-watch.js';
@@ -151,6 +152,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const deliveries = createDeliveryService({
     homeRoot: config.home.root, logger, config: config.values, history: backends.outputDeliveries, events, now,
     origin, ...(deps.cluster ? { node: deps.cluster.nodeId } : {}),
+    // A retry that delivered: the webhook delivery or job run it was for says so too (consoles hear it).
+    afterRetry: async (subject, detail) => {
+      if (subject.kind === 'webhook') await recordRedelivery({ deliveries: backends.deliveries, events, now }, subject, detail);
+      else if (subject.kind === 'job') await jobs.redelivered(subject.runId, detail);
+    },
   });
   const mcp = createMcpComponent({ config, logger, events, tools: agentStack.tools, approvals: agentStack.approvals, model: agentStack.agent.model, now, ...(deps.cluster ? { tokens: deps.cluster.mcpTokens } : {}) });
   // No run of any origin starts before the MCP servers' first connection round has settled, so the

@@ -1,3 +1,4 @@
+import { deliveredOnRetry } from '../delivery/on-retry.js';
 import { lazyCrypto } from '../infra/lazy-builtins.js';
 import { slugify } from '../infra/slug.js';
 import type { JobBackend } from '../store/async-domains.js';
@@ -140,6 +141,16 @@ export function createJobCommands(deps: JobCommandsDeps) {
       const updated = (await jobs.get(job.id))!;
       changed(updated, job.id, 'updated');
       return { ok: true, value: updated };
+    }),
+    /**
+     * A run whose delivery failed, sent since by `deliveries retry`: the run becomes ok (the first
+     * failure kept in its detail), and so does its job's last status while it is the job's last run.
+     * A run that failed itself, or any other, stays as it is.
+     */
+    redelivered: (runId: string, detail: string): Promise<void> => exclusive(async () => {
+      const run = await jobs.getRun(runId);
+      if (run?.status !== 'delivery_failed') return;
+      if (await jobs.redelivered(runId, deliveredOnRetry(detail, run.deliveryDetail), deps.now())) changed((await jobs.get(run.jobId)) ?? null, run.jobId, 'updated');
     }),
     remove: (ref: string): Promise<Checked<JobRow>> => exclusive(async () => {
       const found = await find(ref);

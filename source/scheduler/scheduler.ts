@@ -369,6 +369,7 @@ export function createJobsCore(scheduler: Scheduler, scriptsDir: string, timezon
     pause: commands.pause,
     resume: commands.resume,
     remove: commands.remove,
+    redelivered: commands.redelivered,
     runNow: scheduler.runNow,
     runs: (jobId: string | undefined, limit = 20) => scheduler.jobs.runs(jobId, limit),
     known: scheduler.known,

@@ -111,6 +111,12 @@ export function createJobStore(store: Store) {
   const recordLast = db.prepare(`UPDATE jobs SET last_run_at_ms = ?, last_status = ?, last_error = ?,
     consecutive_failures = CASE WHEN ? THEN consecutive_failures + 1 ELSE 0 END, updated_at_ms = MAX(updated_at_ms + 1, ?) WHERE id = ?`);
 
+  // A retry delivered a run's output: the run is ok, and its job's last status while the run is its last one.
+  const runRedelivered = db.prepare(`UPDATE job_runs SET status = 'ok', error = NULL, delivery_ok = 1, delivery_detail = ?
+    WHERE id = ? AND status = 'delivery_failed' RETURNING job_id AS jobId, finished_at_ms AS finishedAtMs`);
+  const lastRedelivered = db.prepare(`UPDATE jobs SET last_status = 'ok', last_error = NULL, consecutive_failures = 0, updated_at_ms = MAX(updated_at_ms + 1, ?)
+    WHERE id = ? AND last_status = 'delivery_failed' AND last_run_at_ms = ?`);
+
   const insertRun = db.prepare(`INSERT INTO job_runs (id, job_id, job_name, trigger, status, reason, scheduled_at_ms, queued_at_ms, started_at_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const claim = db.prepare(`UPDATE job_runs SET status = 'running', started_at_ms = ? WHERE id = ? AND status = 'queued'`);
@@ -188,6 +194,17 @@ export function createJobStore(store: Store) {
           outcome.delivery ? (outcome.delivery.ok ? 1 : 0) : null, outcome.delivery?.detail ?? null, runId);
         recordLast.run(outcome.finishedAtMs, outcome.status, outcome.error ?? (outcome.status === 'delivery_failed' ? outcome.delivery?.detail ?? null : null),
           failedStatus(outcome.status) ? 1 : 0, outcome.finishedAtMs, jobId);
+      });
+    },
+    /**
+     * A run whose delivery failed, delivered since by `deliveries retry`: the run becomes `ok` with
+     * `detail`, and so does its job's last status while that run is still the job's last one (its
+     * failure count ends, as after any successful run). True when the job changed.
+     */
+    redelivered(runId: string, detail: string, nowMs: number): boolean {
+      return store.transaction(() => {
+        const run = runRedelivered.get(detail, runId) as { jobId: string; finishedAtMs: number } | undefined;
+        return run !== undefined && Number(lastRedelivered.run(nowMs, run.jobId, run.finishedAtMs).changes) > 0;
       });
     },
     getRun: (runId: string): JobRunRow | undefined => toRun(runById.get(runId) as Record<string, unknown> | undefined),

@@ -36,6 +36,8 @@ export interface SettledState {
   detail?: string;
   error?: string;
   atMs: number;
+  /** A record written once: the one attempt of its send, written with it. */
+  attempt?: AttemptRecord;
 }
 
 /**
@@ -56,6 +58,7 @@ export function createOutputDeliveryStore(store: Store) {
   const update = store.db.prepare('UPDATE output_deliveries SET status = ?, chunks_total = ?, chunks_sent = ?, detail = ?, error = ?, updated_at_ms = ? WHERE id = ?');
   const insertAttempt = store.db.prepare(`INSERT INTO output_delivery_attempts (delivery_id, seq, chunk, attempt, at_ms, ok, status, error)
     VALUES (?, (SELECT COUNT(*) FROM output_delivery_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?, ?)`);
+  const firstAttempt = store.db.prepare('INSERT INTO output_delivery_attempts (delivery_id, seq, chunk, attempt, at_ms, ok, status, error) VALUES (?, 0, ?, ?, ?, ?, ?, ?)');
   const attempts = store.db.prepare('SELECT chunk, attempt, at_ms AS atMs, ok, status, error FROM output_delivery_attempts WHERE delivery_id = ? ORDER BY seq');
   const byId = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE id = ?`);
   const byPrefix = store.db.prepare(`SELECT ${columns} FROM output_deliveries WHERE id LIKE ? || '%' ESCAPE '\\' LIMIT 2`);
@@ -85,8 +88,12 @@ export function createOutputDeliveryStore(store: Store) {
      * elsewhere or a full disk delays the record, never loses it. Settles once committed.
      */
     create(record: NewOutputDelivery, settled?: SettledState): Promise<void> {
-      return store.keep(() => insert.run(record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed ? 1 : 0,
-        settled?.status ?? 'sending', settled?.chunksTotal ?? 0, settled?.chunksSent ?? 0, settled?.detail ?? null, settled?.error ?? null, record.createdAtMs, settled?.atMs ?? record.createdAtMs));
+      return store.keep(() => {
+        insert.run(record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed ? 1 : 0,
+          settled?.status ?? 'sending', settled?.chunksTotal ?? 0, settled?.chunksSent ?? 0, settled?.detail ?? null, settled?.error ?? null, record.createdAtMs, settled?.atMs ?? record.createdAtMs);
+        const attempt = settled?.attempt;
+        if (attempt) firstAttempt.run(record.id, attempt.chunk, attempt.attempt, attempt.atMs, attempt.ok ? 1 : 0, attempt.status, attempt.error);
+      });
     },
     attempt(id: string, attempt: AttemptRecord): void {
       keep(() => insertAttempt.run(id, id, attempt.chunk, attempt.attempt, attempt.atMs, attempt.ok ? 1 : 0, attempt.status, attempt.error));

@@ -115,6 +115,7 @@ export function createDeliveryStore(store: Store) {
   const recordRun = db.prepare('UPDATE webhook_deliveries SET run_id = ?, run_status = ?, output = ?, error = ? WHERE id = ?');
   const finish = db.prepare('UPDATE webhook_deliveries SET state = ?, delivery_detail = ?, finished_at_ms = ? WHERE id = ?');
   const finishWithRun = db.prepare('UPDATE webhook_deliveries SET state = ?, delivery_detail = ?, finished_at_ms = ?, run_id = ?, run_status = ?, output = ?, error = ? WHERE id = ?');
+  const redelivered = db.prepare(`UPDATE webhook_deliveries SET state = 'delivered', delivery_detail = ? WHERE id = ? AND state = 'delivery_failed'`);
   const requeue = db.prepare(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE id = ? AND state = 'running'`);
   const interrupted = db.prepare(`SELECT id FROM webhook_deliveries WHERE state = 'running' AND run_status IS NULL`);
   const adoptFinishedRuns = db.prepare(`UPDATE webhook_deliveries SET run_id = r.id, run_status = r.status, output = r.output, error = r.error
@@ -201,6 +202,13 @@ export function createDeliveryStore(store: Store) {
     async finish(held: HeldDelivery, state: Exclude<DeliveryState, 'queued' | 'running'>, detail: string, now: number, run?: RecordedRun): Promise<boolean> {
       await store.keep(() => (run ? finishWithRun.run(state, detail, now, run.runId, run.status, run.output, run.error ?? null, held.seq) : finish.run(state, detail, now, held.seq)));
       return true;
+    },
+    /**
+     * Its output was delivered since by `deliveries retry`: a `delivery_failed` delivery becomes
+     * `delivered` with `detail`. True when it changed (another state, a run that failed, stays).
+     */
+    redelivered(seq: number, detail: string): boolean {
+      return store.transaction(() => Number(redelivered.run(detail, seq).changes) > 0);
     },
     /** Puts a running delivery back in the queue (the gateway stopped mid-run); if this is lost, the next start requeues it anyway. */
     requeue(held: HeldDelivery): Promise<void> {

@@ -42,7 +42,7 @@ describe('switchboard deliveries', () => {
     expect(again.stderr).toBe(`Nothing to retry: ${failed.recordId!.slice(0, 8)} was already delivered\n`);
     expect(again.code).toBe(0);
     expect(fake.calls).toHaveLength(4);
-    // A local send (log) is recorded with its outcome and no attempts: the list does not say "0 attempt(s)".
+    // A send to the log is one attempt, shown as a chat's are (it was the one row without a count).
     const local = await (async () => {
       const again = openStore(home.stateDb);
       const result = await createDeliveryService({ homeRoot: home.root, logger: pino({ level: 'silent' }), config, history: sqliteBackends(again).outputDeliveries }).deliver({ target: 'log', output: 'fine', subject: { kind: 'job', jobId: 'j8', jobName: 'daily', runId: 'r2' } });
@@ -50,7 +50,7 @@ describe('switchboard deliveries', () => {
       return result;
     })();
     const logged = (await runCli(['deliveries', 'list', '--home', home.root])).stdout.split('\n').find((line) => line.startsWith(local.recordId!.slice(0, 8)))!;
-    expect(logged).toMatch(/ delivered log {2}job daily \(j8\) run r2 {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(logged).toMatch(/ delivered log {2}job daily \(j8\) run r2 {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}1 attempt\(s\)$/);
     const missing = await runCli(['deliveries', 'retry', 'nope', '--home', home.root]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('No delivery with id "nope"');

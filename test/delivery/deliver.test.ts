@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createDeliver } from '../../source/delivery/deliver.js';
+import { createDeliver, createDeliveryService } from '../../source/delivery/deliver.js';
+import type { DeliverySubject } from '../../source/delivery/types.js';
+import { sqliteBackends } from '../../source/store/async-domains.js';
+import { openStore } from '../../source/store/database.js';
 import { tempHome } from '../helpers/temp-home.js';
 
 function capturingLogger() {
@@ -62,5 +65,55 @@ describe('deliver: log and local', () => {
     expect(await deliver({ target: 'telegram:42', output: 'x', subject: { kind: 'console', runId: 'r' } })).toEqual({
       ok: false, reason: 'platforms.telegram is not enabled: set platforms.telegram.enabled to true and its credentials (bot_token)',
     });
+  });
+});
+
+describe('deliver: a retry', () => {
+  it('counts the attempt of each send, a file\'s included; only one that delivers tells what it was for, and a failure to record that does not undo it', async () => {
+    const home = tempHome();
+    const store = openStore(home.stateDb);
+    try {
+      const { logger, lines } = capturingLogger();
+      const told: Array<{ subject: DeliverySubject; detail: string }> = [];
+      let refuse = false;
+      const service = createDeliveryService({
+        homeRoot: home.root, logger, history: sqliteBackends(store).outputDeliveries,
+        afterRetry: async (subject, detail) => {
+          if (refuse) throw new Error('the store is gone');
+          told.push({ subject, detail });
+        },
+      });
+      const subject = { kind: 'job' as const, jobId: 'j1', jobName: 'nightly', runId: 'r1' };
+      fs.mkdirSync(`${home.root}/cron/output`, { recursive: true });
+      fs.writeFileSync(`${home.root}/cron/output/j1`, ''); // a file where the job's folder would go
+      const first = await service.deliver({ target: 'local', output: 'x', subject });
+      expect(first.ok).toBe(false);
+      const recordOf = async () => (await service.history!.get(first.recordId!))!;
+      expect((await recordOf()).attempts).toMatchObject([{ chunk: 0, attempt: 1, ok: false, error: expect.stringContaining('cannot write') }]);
+
+      expect((await service.retry(first.recordId!)).ok).toBe(false);
+      expect(await recordOf()).toMatchObject({ status: 'failed', attempts: [{ ok: false }, { ok: false }] });
+      expect(told).toEqual([]);
+      expect(service.failedCount()).toBe(1);
+
+      fs.rmSync(`${home.root}/cron/output/j1`);
+      refuse = true;
+      const retried = await service.retry(first.recordId!);
+      expect(retried).toMatchObject({ ok: true, detail: expect.stringContaining(`${home.root}/cron/output/j1/`) });
+      expect(await recordOf()).toMatchObject({ status: 'delivered', attempts: [{ ok: false }, { ok: false }, { ok: true, error: null }] });
+      expect(service.failedCount()).toBe(0);
+      expect(lines.find((line) => line.level === 40 && String(line.msg).includes('was sent on retry'))?.msg)
+        .toBe(`Delivery ${first.recordId} was sent on retry, but recording that on job nightly (j1) run r1 failed: the store is gone`);
+
+      // A second failed record, delivered on its retry: its subject hears the new detail.
+      refuse = false;
+      fs.writeFileSync(`${home.root}/cron/output/j2`, '');
+      const other = await service.deliver({ target: 'local', output: 'y', subject: { ...subject, jobId: 'j2', runId: 'r2' } });
+      fs.rmSync(`${home.root}/cron/output/j2`);
+      const delivered = await service.retry(other.recordId!);
+      expect(told).toEqual([{ subject: { ...subject, jobId: 'j2', runId: 'r2' }, detail: (delivered as { detail: string }).detail }]);
+    } finally {
+      store.close();
+    }
   });
 });

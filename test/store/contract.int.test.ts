@@ -339,6 +339,47 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
     expect(await outputs.earlierSendFor('gh', 'd-3', 5_000)).toEqual({ id: 'od_5', status: 'sending' }); // no row id asked: by time
   });
 
+  it('records a retry that delivered: the webhook delivery and the job run say so, a failed run or a later one stays', async () => {
+    const { deliveries, jobs, outputDeliveries: outputs } = await open();
+    for (const id of ['rd-1', 'rd-2']) await deliveries.accept(delivery(id), WINDOW);
+    const [undelivered, runFailed] = await deliveries.claimQueued(2_000, 2);
+    await deliveries.finish(undelivered!, 'delivery_failed', 'HTTP 500', 3_000, { runId: 'run-1', status: 'ok', output: 'LGTM' });
+    await deliveries.finish(runFailed!, 'failed', 'written to the log', 3_000, { runId: 'run-2', status: 'error', output: '' });
+    expect(await deliveries.redelivered(undelivered!.seq, 'sent on retry')).toBe(true);
+    expect(await deliveries.get(undelivered!.seq)).toMatchObject({ state: 'delivered', deliveryDetail: 'sent on retry', runId: 'run-1', finishedAtMs: 3_000 });
+    expect(await deliveries.redelivered(undelivered!.seq, 'again')).toBe(false); // delivered already
+    expect(await deliveries.redelivered(runFailed!.seq, 'sent on retry')).toBe(false); // its run failed: it stays failed
+    expect(await deliveries.get(runFailed!.seq)).toMatchObject({ state: 'failed', deliveryDetail: 'written to the log' });
+
+    await jobs.insert({ id: 'j1', name: 'digest', schedule: 'every 1h', prompt: 'p', deliver: 'local', origin: 'cli', skills: [], script: null, catchUp: 'once', enabled: true, createdAtMs: 1_000, nextRunAtMs: 2_000 });
+    const failedDelivery = { status: 'delivery_failed' as const, output: 'text', error: 'delivery to local failed: EEXIST', delivery: { target: 'local', ok: false, detail: 'EEXIST' } };
+    for (const [id, atMs] of [['r1', 3_000], ['r2', 4_000]] as const) {
+      await jobs.addRun({ id, jobId: 'j1', jobName: 'digest', trigger: 'manual', status: 'running', atMs });
+      await jobs.finishRun(id, 'j1', { ...failedDelivery, finishedAtMs: atMs + 100 });
+    }
+    expect(await jobs.get('j1')).toMatchObject({ lastStatus: 'delivery_failed', consecutiveFailures: 2, updatedAtMs: 4_100 });
+    // An earlier run: it is ok now, the job's last status (the later run's) is not its to change.
+    expect(await jobs.redelivered('r1', 'sent on retry', 5_000)).toBe(false);
+    expect(await jobs.getRun('r1')).toMatchObject({ status: 'ok', error: null, deliveryOk: true, deliveryDetail: 'sent on retry' });
+    expect(await jobs.get('j1')).toMatchObject({ lastStatus: 'delivery_failed', consecutiveFailures: 2, updatedAtMs: 4_100 });
+    // The last run: the job shows what a successful run shows, and its version moves (other processes notice).
+    expect(await jobs.redelivered('r2', 'sent on retry', 5_000)).toBe(true);
+    expect(await jobs.get('j1')).toMatchObject({ lastStatus: 'ok', lastError: null, consecutiveFailures: 0, lastRunAtMs: 4_100, updatedAtMs: 5_000 });
+    expect(await jobs.redelivered('r2', 'again', 6_000)).toBe(false);
+    await jobs.addRun({ id: 'r3', jobId: 'j1', jobName: 'digest', trigger: 'manual', status: 'running', atMs: 7_000 });
+    await jobs.finishRun('r3', 'j1', { status: 'error', error: 'agent run failed', finishedAtMs: 7_100, delivery: { target: 'local', ok: false, detail: 'EEXIST' } });
+    expect(await jobs.redelivered('r3', 'sent on retry', 8_000)).toBe(false);
+    expect(await jobs.getRun('r3')).toMatchObject({ status: 'error', deliveryOk: false });
+    expect(await jobs.get('j1')).toMatchObject({ lastStatus: 'error', consecutiveFailures: 1 });
+
+    // A record written once (a file, a log line) carries the one attempt of its send.
+    const attempt = { chunk: 0, attempt: 1, atMs: 9_000, ok: false, status: null, error: 'cannot write' };
+    await outputs.create({ id: 'od_once', target: 'local', extra: {}, subject: { kind: 'job', jobId: 'j1', jobName: 'digest', runId: 'r3' }, output: 'x', runFailed: false, createdAtMs: 9_000 },
+      { status: 'failed', chunksTotal: 1, chunksSent: 1, error: 'cannot write', atMs: 9_000, attempt });
+    await outputs.attempt('od_once', { ...attempt, atMs: 9_500, ok: true, error: null }); // a retry's
+    expect((await outputs.get('od_once'))!.attempts).toEqual([attempt, { ...attempt, atMs: 9_500, ok: true, error: null }]);
+  });
+
   it('keeps the audit log, newest first', async () => {
     const { audit } = await open();
     await audit.record('gateway', 'start', 'pid 1');

@@ -82,6 +82,14 @@ export function createPgJobStore(store: PgStore, nodeId: string): JobBackend {
       await client.query(recordLast, [outcome.finishedAtMs, outcome.status, outcome.error ?? (outcome.status === 'delivery_failed' ? outcome.delivery?.detail ?? null : null),
         failedStatus(outcome.status), jobId]);
     }),
+    redelivered: (runId, detail, nowMs) => store.transaction(async (client) => {
+      const { rows: [run] } = await client.query<{ jobId: string; finishedAtMs: number }>(`UPDATE job_runs SET status = 'ok', error = NULL, delivery_ok = TRUE, delivery_detail = $1
+        WHERE id = $2 AND status = 'delivery_failed' RETURNING job_id AS "jobId", finished_at_ms AS "finishedAtMs"`, [detail, runId]);
+      if (!run) return false;
+      const { rowCount } = await client.query(`UPDATE jobs SET last_status = 'ok', last_error = NULL, consecutive_failures = 0, updated_at_ms = GREATEST(updated_at_ms + 1, $1)
+        WHERE id = $2 AND last_status = 'delivery_failed' AND last_run_at_ms = $3`, [nowMs, run.jobId, run.finishedAtMs]);
+      return (rowCount ?? 0) > 0;
+    }),
     getRun: async (runId) => (await runs('WHERE id = $1', [runId]))[0],
     runs: (jobId, limit) => (jobId ? runs('WHERE job_id = $1 ORDER BY queued_at_ms DESC, inserted DESC LIMIT $2', [jobId, limit]) : runs('ORDER BY queued_at_ms DESC, inserted DESC LIMIT $1', [limit])),
     // As on SQLite: every running run. With several nodes: only the runs of a node that stopped (docs/cluster.md).

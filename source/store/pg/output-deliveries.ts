@@ -15,6 +15,11 @@ const fencedInsertSql = `WITH held AS (SELECT 1 FROM webhook_deliveries WHERE id
   INSERT INTO output_deliveries (${insertColumns}) SELECT $1::text, $2::text, $3::jsonb, $4::jsonb, $5::text, $6::boolean, $7::text, $8::integer, $9::integer,
     $10::text, $11::text, $12::bigint, $13::bigint, $14::text WHERE EXISTS (SELECT 1 FROM held)`;
 
+/** A record written once with the one attempt of its send ($15-$20), in one statement: the attempt needs its row. */
+const insertWithAttemptSql = `WITH row AS (${insertSql} RETURNING id)
+  INSERT INTO output_delivery_attempts (delivery_id, seq, chunk, attempt, at_ms, ok, status, error)
+  SELECT id, 0, $15::integer, $16::integer, $17::bigint, $18::boolean, $19::integer, $20::text FROM row`;
+
 const settleSql = 'UPDATE output_deliveries SET status = $1, chunks_total = $2, chunks_sent = $3, detail = $4, error = $5, updated_at_ms = $6 WHERE id = $7';
 
 /** Every output sent anywhere with each attempt, on PostgreSQL. */
@@ -34,6 +39,8 @@ export function createPgOutputDeliveryStore(store: PgStore, nodeId: string): Out
     async create(record, settled) {
       const values = [record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed, settled?.status ?? 'sending',
         settled?.chunksTotal ?? 0, settled?.chunksSent ?? 0, settled?.detail ?? null, settled?.error ?? null, record.createdAtMs, settled?.atMs ?? record.createdAtMs, nodeId];
+      const attempt = settled?.attempt;
+      if (attempt) return void await store.recordQuery(insertWithAttemptSql, [...values, attempt.chunk, attempt.attempt, attempt.atMs, attempt.ok, attempt.status, attempt.error]);
       if (settled) return void await store.recordQuery(insertSql, values);
       if (!record.held) return void await store.query(insertSql, values);
       // The fence of a webhook's send: its row goes in only while this claim still holds the

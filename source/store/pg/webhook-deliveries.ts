@@ -77,6 +77,9 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
           [state, detail, now, held.seq, nodeId, held.startedAtMs]);
       return rowCount === 1;
     },
+    // Not fenced by a claim: the delivery is finished, and a retry may be made on any node.
+    redelivered: async (seq, detail) =>
+      ((await store.query(`UPDATE webhook_deliveries SET state = 'delivered', delivery_detail = $1 WHERE id = $2 AND state = 'delivery_failed'`, [detail, seq])).rowCount ?? 0) > 0,
     async requeue(held) {
       await store.query(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE id = $1 AND ${HELD_BY('$2', '$3')}`, [held.seq, nodeId, held.startedAtMs]);
     },
