@@ -48,7 +48,10 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
 
     const state = { steps: 0, toolCalls: [] as ToolCallRecord[], usage: { inputTokens: 0, outputTokens: 0 }, output: '' };
     const finish = (status: RunStatus, error?: string): RunResult => {
-      const result: RunResult = { runId, status, output: state.output, steps: state.steps, toolCalls: state.toolCalls, usage: state.usage, startedAtMs, finishedAtMs: now(), ...(error ? { error } : {}) };
+      const result: RunResult = {
+        runId, status, output: state.output, steps: state.steps, toolCalls: state.toolCalls, usage: state.usage, startedAtMs, finishedAtMs: now(),
+        ...(error ? { error } : {}), ...(warnings.length > 0 ? { skillWarnings: warnings } : {}),
+      };
       runs.finished(result);
       if (status !== 'ok' || request.callerLogsOk !== true) {
         deps.logger.info({ runId, origin: request.origin, status, steps: state.steps, toolCalls: state.toolCalls.length, error, ...(status === 'ok' && request.origin.startsWith('webhook:') ? PER_DELIVERY : {}) }, `Run ${status}: ${request.origin}`);

@@ -50,6 +50,8 @@ export interface RunResult {
   toolCalls: ToolCallRecord[];
   usage: { inputTokens: number; outputTokens: number };
   error?: string;
+  /** Skills the run went on without (missing or unusable), each with its reason; absent when none. */
+  skillWarnings?: string[];
   startedAtMs: number;
   finishedAtMs: number;
 }

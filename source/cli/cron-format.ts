@@ -36,7 +36,7 @@ export function formatRunTable(runs: JobRunRow[], timezone: string): string {
   const rows = runs.map((run) => [
     run.id.slice(0, 8), `${run.jobName} (${run.jobId})`, run.trigger, formatInZone(run.startedAtMs ?? run.queuedAtMs, timezone), run.status,
     run.finishedAtMs !== null && run.startedAtMs !== null ? `${run.finishedAtMs - run.startedAtMs} ms` : '-',
-    oneLine(run.error ?? run.reason ?? (run.deliveryDetail ? `delivered: ${run.deliveryDetail}` : ''), 70),
+    oneLine([run.error, run.reason].filter(Boolean).join('; ') || (run.deliveryDetail ? `delivered: ${run.deliveryDetail}` : ''), 70),
   ]);
   return table(['RUN', 'JOB', 'TRIGGER', 'STARTED', 'STATUS', 'TOOK', 'DETAIL'], rows);
 }
@@ -44,8 +44,8 @@ export function formatRunTable(runs: JobRunRow[], timezone: string): string {
 /** The outcome of one run, for `cron run`: status line then the answer. */
 export function formatRunResult(run: JobRunRow): { status: string; output: string } {
   const took = run.finishedAtMs !== null && run.startedAtMs !== null ? ` in ${run.finishedAtMs - run.startedAtMs} ms` : '';
-  // A failed delivery's error repeats what the delivery part says.
-  const detail = run.status === 'delivery_failed' ? run.reason : run.error ?? run.reason;
+  // A failed delivery's error repeats what the delivery part says; a reason (a skill the run went without) adds to an error.
+  const detail = [run.status === 'delivery_failed' ? null : run.error, run.reason].filter(Boolean).join('; ');
   const delivery = run.deliveryTarget ? `; delivery to ${run.deliveryTarget}: ${run.deliveryOk ? 'ok' : 'failed'}${run.deliveryDetail ? ` (${run.deliveryDetail})` : ''}` : '';
   return { status: `Run ${run.id} of ${run.jobName} (${run.jobId}): ${run.status}${took}${detail ? ` - ${detail}` : ''}${delivery}`, output: run.output ?? '' };
 }

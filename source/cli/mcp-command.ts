@@ -18,15 +18,16 @@ export function mcpCommand(): Command {
     .description('Servers with status, era, transport and registered tools: the running gateway\'s, or (none running) each enabled server connected once')
     .option('--json', 'machine-readable output')
     .action((options: { json?: boolean }, command: Command) => withOperations(command, async ({ operations }) => {
-      const views = await operations.mcp.servers({});
+      const { servers: views, warnings } = await operations.mcp.servers({});
       if (views.some((v) => v.status === 'failed' || v.status === 'needs-login')) process.exitCode = 1;
       if (options.json) {
         print(JSON.stringify({ servers: views.map((v) => ({
           name: v.name, status: v.status, era: v.era ?? null, transport: v.transport, error: v.reason ?? null,
           tools: v.tools.map((t) => ({ name: t.name, original: t.original, readOnly: t.readOnly })),
-        })) }, undefined, 2));
+        })), warnings }, undefined, 2));
         return;
       }
+      for (const warning of warnings) say(`warning: ${warning}`);
       if (views.length === 0) return say(`No MCP servers configured. Add one: switchboard mcp add <name> --command <cmd> [--arg <a>]... | --url <url>`);
       for (const v of views) {
         print(`${v.name}  ${v.status}  ${v.transport}  era ${v.era ?? '-'}${v.reason ? `  (${v.reason})` : ''}`);

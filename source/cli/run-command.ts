@@ -42,12 +42,8 @@ export function runCommand(): Command {
     });
 }
 
-/** A skill that is missing or unreadable does not stop the run (README, Skills); the operator hears it here, not only in gateway.log. */
+/** A skill that is missing or cannot be used does not stop the run (README, Skills); the operator hears it here, not only in gateway.log. */
 async function warnMissingSkills(operations: Operations, wanted: readonly string[]): Promise<void> {
-  const { dir, skills } = await operations.skills.list({});
-  for (const name of wanted) {
-    const found = skills.find((skill) => skill.folder === name);
-    const reason = !found ? `skill "${name}" not found (${dir}/${name}/SKILL.md)` : found.ok ? undefined : found.reason;
-    if (reason) say(`  ! ${reason}; the run goes on without it`);
-  }
+  const { warnings } = await operations.skills.check({ names: [...wanted] });
+  for (const warning of warnings) say(`  ! ${warning}; the run goes on without it`);
 }

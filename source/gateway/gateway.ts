@@ -8,6 +8,7 @@ import type { SharedStore } from '../store/shared-store.js';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createAgentStack, type AgentStack } from '../agent/agent-stack.js';
+import { reportSkillProblems } from '../agent/skills.js';
 import type { ApprovalPolicy } from '../agent/approval-queue.js';
 import type { RunAgent } from '../agent/types.js';
 import { invalidConfigError, type ResolvedConfig } from '../config/load.js';
@@ -221,6 +222,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       stop: () => lock?.release(),
     },
     { name: 'orphan reaper', start: () => void reapOrphans(config.home.childrenDir, (message) => logger.warn(message)), stop: () => {} },
+    // Once per start: a SKILL.md that runs would skip is named here, not only in the warning of each run that names it.
+    { name: 'skills check', start: () => reportSkillProblems(config.home.skillsDir, (message) => logger.warn(message)), stop: () => {} },
     // Stopped last, so every write commits (source/gateway/store-component.ts).
     storeComponent({ store: deps.store, logger, events, now }),
     // Before any queue runs: sends a crashed process left half-done are marked (uncertain, or failed to be redone).

@@ -18,6 +18,8 @@ export interface McpCommands {
   /** Closes and reconnects one server with its current entry; false when no such server. */
   reconnect(name: string): Promise<boolean>;
   list(): McpServerView[];
+  /** The problems of `mcp_servers` in the config the servers were last started or reloaded with. */
+  configWarnings(): string[];
   /**
    * OAuth login (`auth: oauth` servers, status `needs-login`): `onUrl` receives the authorization URL to show
    * and open; `offer()` takes a pasted redirect URL; `done` resolves with the token expiry and the server
@@ -78,6 +80,7 @@ export function createMcpComponent(deps: {
       reload,
       reconnect: (name) => manager.reconnect(name),
       list: () => manager.list(),
+      configWarnings: () => manager.configWarnings(),
       login: (name, options) => manager.login(name, options),
       stderrTail: (name, lines = 20) => manager.connection(name)?.stderrLines().filter((line) => line.trim() !== '').slice(-lines) ?? [],
     },

@@ -98,11 +98,18 @@ export function createMcpManager(deps: McpManagerDeps) {
   }
 
   let firstRound: Promise<void> = Promise.resolve();
+  /** The problems of the entries as last resolved (start, reload): `mcp list` shows them. */
+  let configWarnings: string[] = [];
+  const resolve = (values: ConfigFile) => {
+    const resolved = resolveMcpServers(values);
+    configWarnings = resolved.warnings;
+    for (const warning of resolved.warnings) deps.logger.warn(warning);
+    return resolved;
+  };
   const manager = {
     /** Resolves the entries and connects every enabled one; `wait` awaits the first attempts. */
     async start(values: ConfigFile, options: { wait?: boolean } = {}): Promise<string[]> {
-      const { servers, warnings } = resolveMcpServers(values);
-      for (const warning of warnings) deps.logger.warn(warning);
+      const { servers, warnings } = resolve(values);
       const starts = servers.map((server) => add(server).start());
       firstRound = Promise.allSettled(starts).then(() => undefined);
       if (options.wait) await Promise.all(starts);
@@ -112,8 +119,7 @@ export function createMcpManager(deps: McpManagerDeps) {
     ready: (): Promise<void> => firstRound,
     /** Spec `/reload-mcp`: reconnect what changed, drop what was removed, keep the rest. */
     async reload(values: ConfigFile): Promise<McpReloadResult> {
-      const { servers, warnings } = resolveMcpServers(values);
-      for (const warning of warnings) deps.logger.warn(warning);
+      const { servers, warnings } = resolve(values);
       const next = new Map(servers.map((s) => [s.name, s]));
       const result: McpReloadResult = { added: [], removed: [], changed: [], unchanged: [], warnings };
       for (const name of [...connections.keys()]) {
@@ -170,6 +176,8 @@ export function createMcpManager(deps: McpManagerDeps) {
     list(): McpServerView[] {
       return [...connections.values()].map((c) => ({ ...c.state, tools: registered.get(c.server.name) ?? [], oauth: c.server.auth === 'oauth', trust: c.server.trust }));
     },
+    /** What is wrong in config.json's `mcp_servers` (entries skipped, values replaced), as of the last start or reload. */
+    configWarnings: (): string[] => [...configWarnings],
     connection: (name: string) => connections.get(name),
     async stop(): Promise<void> {
       await Promise.all([...connections.keys()].map((name) => remove(name)));

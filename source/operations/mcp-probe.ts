@@ -3,6 +3,7 @@ import { createToolRegistry } from '../agent/tool-registry.js';
 import type { HomeLayout } from '../config/home.js';
 import { loadOrCreateConfig, resolveConfig } from '../config/load.js';
 import { createMcpManager, mcpPaths, type McpServerView } from '../mcp/manager.js';
+import type { McpServerList } from './mcp.js';
 import type { TokenStores } from '../mcp/token-store.js';
 import { openTokenStores } from './mcp-oauth.js';
 
@@ -21,13 +22,14 @@ function probeManager(home: HomeLayout, tokens: TokenStores, onWarning: (message
   return createMcpManager({ registry: createToolRegistry(), logger, ...mcpPaths(home.root), tokens, retry: false });
 }
 
-export async function probeServers(home: HomeLayout, onWarning: (message: string) => void = () => {}): Promise<McpServerView[]> {
+/** Every enabled server connected once, and the config warnings a gateway would log for these entries. */
+export async function probeServers(home: HomeLayout): Promise<McpServerList> {
   const config = resolveConfig(loadOrCreateConfig(home).file, home);
   const stores = await openTokenStores(home, config.values);
-  const manager = probeManager(home, stores.tokens, onWarning);
+  const manager = probeManager(home, stores.tokens, () => {});
   try {
-    await manager.start(config.values, { wait: true });
-    return manager.list();
+    const warnings = await manager.start(config.values, { wait: true });
+    return { servers: manager.list(), warnings };
   } finally {
     await manager.stop();
     await stores.close();

@@ -8,9 +8,18 @@ import { refusedChange, type ConfigChangeView } from './config.js';
 import { OperatorError } from './errors.js';
 import { optionalCount, text, type Implementation, type Params } from './params.js';
 
+/** The servers and what is wrong in their config.json entries (the same warnings the gateway logs). */
+export interface McpServerList {
+  servers: McpServerView[];
+  warnings: string[];
+}
+
 export interface McpOperations {
-  /** The gateway's servers with status and tools; without a gateway, each enabled server is connected once to find out. */
-  servers(params: Record<string, never>): Promise<McpServerView[]>;
+  /**
+   * The gateway's servers with status and tools, and the warnings of the entries it resolved; without
+   * a gateway, each enabled server is connected once to find out, and the entries on disk resolved.
+   */
+  servers(params: Record<string, never>): Promise<McpServerList>;
   /** Spec /reload-mcp: reconnect changed entries, drop removed ones, keep the rest. */
   reload(params: Record<string, never>): Promise<McpReloadResult>;
   /** Closes and reconnects one server (and resets its failure count). */
@@ -35,7 +44,10 @@ export function createMcpOperations(core: OperationsCore): McpOperations {
 
   return {
     async servers() {
-      if (core.where === 'gateway') return (await core.gateway()).mcp.list();
+      if (core.where === 'gateway') {
+        const { mcp } = await core.gateway();
+        return { servers: mcp.list(), warnings: mcp.configWarnings() };
+      }
       const { probeServers } = await import('./mcp-probe.js');
       return probeServers(core.home);
     },

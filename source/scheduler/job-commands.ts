@@ -12,11 +12,16 @@ export interface JobCommandsDeps {
   now: () => number;
   /** Checks `deliver` against the configured platforms (jobDeliverCheck). */
   checkDeliver?: (target: string) => Checked<unknown>;
+  /** Checks that the skills a job names are installed and usable; without it any skill name is taken. */
+  checkSkills?: SkillsCheck;
   /** Called after each change this process made (the gateway emits job.changed). */
   onChange?: (jobId: string, change: 'created' | 'updated' | 'removed', job: JobRow | null) => void;
   /** Runs each change alone; the scheduler shares it so that its look for others' changes never interleaves with one. */
   exclusive?: Exclusive;
 }
+
+/** Asynchronous: the check reads SKILL.md files with the YAML parser, loaded only when a job names a skill. */
+export type SkillsCheck = (names: string[]) => Promise<Checked<unknown>>;
 
 /** Runs `work` once every earlier piece of work given to it has settled. */
 export type Exclusive = <T>(work: () => Promise<T>) => Promise<T>;
@@ -75,6 +80,7 @@ export function createJobCommands(deps: JobCommandsDeps) {
   const nameTaken = (name: string, holderId: string): { ok: false; reason: string } => ({ ok: false, reason: `a job named "${name}" already exists (${holderId}): choose another name` });
 
   const changed = (job: JobRow | null, id: string, change: 'created' | 'updated' | 'removed') => deps.onChange?.(id, change, job);
+  const checkSkills = async (names: string[]): Promise<Checked<unknown>> => (names.length === 0 || !deps.checkSkills ? { ok: true, value: undefined } : deps.checkSkills(names));
 
   return {
     find,
@@ -82,6 +88,8 @@ export function createJobCommands(deps: JobCommandsDeps) {
     create: (request: JobRequest, context: JobRequestContext): Promise<Checked<JobRow>> => exclusive(async () => {
       const checked = checkJobRequest(request, { checkDeliver: deps.checkDeliver, ...context });
       if (!checked.ok) return checked;
+      const skills = await checkSkills(checked.value.skills);
+      if (!skills.ok) return skills;
       const createdAtMs = deps.now();
       const draft = checked.value;
       const id = await uniqueId(jobs);
@@ -131,6 +139,11 @@ export function createJobCommands(deps: JobCommandsDeps) {
       };
       const checked = checkJobRequest(merged, { checkDeliver: deps.checkDeliver, ...context, origin: job.origin });
       if (!checked.ok) return checked;
+      // Only skills this edit gives: one removed since creation is the run's warning, and does not block changing the schedule.
+      if (changes.skills !== undefined) {
+        const skills = await checkSkills(checked.value.skills);
+        if (!skills.ok) return skills;
+      }
       // A name from before names were slugs stays as it is until the edit gives a new one.
       const draft = changes.name === undefined ? { ...checked.value, name: job.name } : checked.value;
       const now = deps.now();

@@ -46,7 +46,10 @@ export async function executeJob(deps: JobExecutionDeps, job: JobRow, runId: str
   const prompt = scriptBlock ? `${job.prompt}\n\n${scriptBlock}` : job.prompt;
   const run = await deps.runAgent({ prompt, skills: job.skills, origin: `job:${job.id}`, signal });
   const output = truncateMiddle(run.output, STORED_OUTPUT_BYTES);
-  const base = { finishedAtMs: deps.now(), scriptMs, agentRunId: run.runId, output };
+  // A skill removed or broken since the job was created: the run went on without it, and its record says so.
+  const skipped = run.skillWarnings?.length ? `ran without skill(s): ${run.skillWarnings.join('; ')}` : undefined;
+  const withSkipped = (reason?: string) => [reason, skipped].filter(Boolean).join('; ') || undefined;
+  const base = { finishedAtMs: deps.now(), scriptMs, agentRunId: run.runId, output, ...(skipped ? { reason: skipped } : {}) };
 
   const runError = run.status === 'ok' ? undefined : `agent run ${run.status}: ${run.error ?? 'no detail'}`;
   const error = [scriptError, runError].filter(Boolean).join('; ') || undefined;
@@ -57,7 +60,7 @@ export async function executeJob(deps: JobExecutionDeps, job: JobRow, runId: str
     return { ...base, status: 'error', error, finishedAtMs: deps.now(), delivery };
   }
   const silent = silentReason({ ok: true, output: run.output });
-  if (silent) return { ...base, status: 'silent', reason: silent };
+  if (silent) return { ...base, status: 'silent', reason: withSkipped(silent) };
   const delivery = await deliverOutput(deps, job, runId, run.output, false);
   return {
     ...base,

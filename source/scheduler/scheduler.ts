@@ -6,7 +6,7 @@ import type { GatewayEvents } from '../gateway/events.js';
 import type { JobBackend } from '../store/async-domains.js';
 import type { JobRow, JobRunRow, JobRunTrigger, RunOutcome } from '../store/jobs.js';
 import { decideCatchUp } from './catch-up.js';
-import { createExclusive, createJobCommands } from './job-commands.js';
+import { createExclusive, createJobCommands, type SkillsCheck } from './job-commands.js';
 import { executeJob } from './job-execution.js';
 import type { Checked } from './job-input.js';
 import type { PreRunWorkers } from './pre-run-workers.js';
@@ -26,6 +26,8 @@ export interface SchedulerDeps {
   pollMs?: number;
   /** Checks a new job's `deliver` against the configured platforms. */
   checkDeliver?: (target: string) => Checked<unknown>;
+  /** Checks that a new job's skills are installed and usable. */
+  checkSkills?: SkillsCheck;
   /** false: no timer loop; tests with a fake clock drive it with `tick()`. */
   timers?: boolean;
   /**
@@ -95,7 +97,7 @@ export function createScheduler(deps: SchedulerDeps) {
     deps.announce?.();
     rearm();
   };
-  const commands = createJobCommands({ jobs, timezone: deps.timezone, now, onChange: emitChanged, checkDeliver: deps.checkDeliver, exclusive });
+  const commands = createJobCommands({ jobs, timezone: deps.timezone, now, onChange: emitChanged, checkDeliver: deps.checkDeliver, checkSkills: deps.checkSkills, exclusive });
   /** A run started and not awaited (a fire, a claimed request): a store fault is logged, not thrown into nowhere. */
   const inBackground = (work: Promise<unknown>) => void work.catch((error: unknown) => log.error({ err: error }, 'A job run could not be recorded (store fault); see the run history'));
 

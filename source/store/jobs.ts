@@ -33,7 +33,7 @@ export interface JobRunRow {
   jobName: string;
   trigger: JobRunTrigger;
   status: JobRunStatus;
-  /** Why a run was skipped (overlap, empty script output, missed while down). */
+  /** Why a run was skipped (overlap, empty script output, missed while down) or silent; skills a run went on without. */
   reason: string | null;
   scheduledAtMs: number | null;
   queuedAtMs: number;

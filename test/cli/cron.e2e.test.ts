@@ -13,6 +13,11 @@ afterEach(async () => {
   }
 });
 
+function writeSkill(home: { skillsDir: string }, folder: string, text: string): void {
+  fs.mkdirSync(path.join(home.skillsDir, folder), { recursive: true });
+  fs.writeFileSync(path.join(home.skillsDir, folder, 'SKILL.md'), text);
+}
+
 async function preparedHome() {
   const home = tempHome();
   expect((await runCli(['config', 'set', 'platforms.webhook.extra.port', '0', '--home', home.root])).code).toBe(0);
@@ -25,6 +30,8 @@ const cli = (home: { root: string }, ...args: string[]) => runCli([...args, '--h
 describe('switchboard cron', () => {
   it('creates, lists, shows, pauses, resumes and removes jobs; refuses bad input with reasons', { timeout: 120_000 }, async () => {
     const home = await preparedHome();
+    writeSkill(home, 'github', '---\ndescription: Use gh\n---\nUse the gh CLI.');
+    writeSkill(home, 'triage', 'Label every issue.');
     const created = await cli(home, 'cron', 'create', '0 9 * * 1-5', 'Summarize open pull requests for the team', '--skill', 'github', '--skills', 'triage,github', '--json');
     expect(created.code).toBe(0);
     const job = JSON.parse(created.stdout);
@@ -70,6 +77,40 @@ describe('switchboard cron', () => {
 
     expect((await cli(home, 'cron', 'delete', job.id)).stdout).toContain(`Removed job summarize-open-pull-requests-for-the-team (${job.id})`); // delete and rm are remove's aliases
     expect((await cli(home, 'cron', 'show', job.id)).stderr).toContain(`no job with id or name "${job.id}"`);
+  });
+
+  it('refuses a skill that is missing or cannot be used; a job whose skill went away runs without it and says so', { timeout: 120_000 }, async () => {
+    const home = await preparedHome();
+    writeSkill(home, 'tone', '---\nname: tone\ndescription: Be brief\n---\nAnswer in one line.');
+    writeSkill(home, 'review', '---\nname: code-review\n---\nRead the diff.');
+    writeSkill(home, 'broken', '---\nname: broken\ndescription: never closed\nRead the diff.');
+
+    const missing = await cli(home, 'cron', 'create', 'every 1h', 'x', '--skills', 'tone,nosuch');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`error: Job not created: skill "nosuch" not found in ${home.skillsDir}; available: review (name "code-review"), tone (switchboard skills list)`);
+    const broken = await cli(home, 'cron', 'create', 'every 1h', 'x', '--skill', 'broken');
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain(`error: Job not created: skill "broken": front matter opened by "---" on line 1 is never closed: add a line "---" after it (${home.skillsDir}/broken/SKILL.md)`);
+    expect(JSON.parse((await cli(home, 'cron', 'list', '--all', '--json')).stdout)).toEqual([]);
+
+    const created = await cli(home, 'cron', 'create', 'every 1h', 'Say hi', '--name', 'hi', '--skill', 'tone', '--skill', 'code-review', '--json');
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout).skills).toEqual(['tone', 'code-review']);
+    const edited = await cli(home, 'cron', 'edit', 'hi', '--skill', 'nosuch');
+    expect(edited.code).toBe(1);
+    expect(edited.stderr).toContain('error: Job hi not changed: skill "nosuch" not found in');
+
+    fs.rmSync(path.join(home.skillsDir, 'tone'), { recursive: true });
+    // An edit that leaves the skills alone is not blocked by the one that went away.
+    expect((await cli(home, 'cron', 'edit', 'hi', '--schedule', 'every 2h')).code).toBe(0);
+    const run = await cli(home, 'cron', 'run', 'hi');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(new RegExp(`: ok in \\d+ ms - ran without skill\\(s\\): skill "tone" not found \\(${home.skillsDir}/tone/SKILL\\.md\\); delivery to local: ok`));
+    expect(run.stdout).toContain('## Skill: code-review\n\nRead the diff.');
+    expect(run.stdout).not.toContain('Answer in one line.');
+    const [record] = JSON.parse((await cli(home, 'cron', 'runs', 'hi', '--json')).stdout);
+    expect(record).toMatchObject({ status: 'ok', reason: `ran without skill(s): skill "tone" not found (${home.skillsDir}/tone/SKILL.md)` });
+    expect((await cli(home, 'cron', 'runs', 'hi')).stdout).toContain('ran without skill(s): skill "tone" not found');
   });
 
   it('previews the next runs in the configured zone, weekday 7 on Sunday', { timeout: 60_000 }, async () => {

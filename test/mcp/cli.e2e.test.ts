@@ -1,8 +1,12 @@
 import fs from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, startCli, stopClis, type RunningCli } from '../helpers/cli.js';
+import { preparedHome } from '../helpers/host.js';
 import { FIXTURE_SERVER, freePort, NODE } from '../helpers/mcp.js';
 import { tempHome } from '../helpers/temp-home.js';
+
+const running: RunningCli[] = [];
+afterEach(() => stopClis(running));
 
 describe('switchboard mcp', () => {
   it('add, list --json, test, remove; never overwrites a name', async () => {
@@ -44,4 +48,35 @@ describe('switchboard mcp', () => {
     const missing = await sb('mcp', 'remove', 'down');
     expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('No server "down" in mcp_servers')]);
   }, 60_000);
+
+  it('list shows the problems of the mcp_servers entries, the same with and without a running gateway', async () => {
+    const home = preparedHome((config) => {
+      config.mcp_servers = { fx: { command: NODE, args: [FIXTURE_SERVER, 'stdio'], protocol: 'weird', tools: { include: ['echo'] } }, hollow: {} };
+    });
+    const warnings = [
+      'server fx: protocol "weird" is not one of auto, stateless, legacy; using auto',
+      'server hollow: needs "command" (stdio) or "url" (HTTP); skipped',
+    ];
+    const sb = (...args: string[]) => runCli([...args, '--home', home.root]);
+    const listBoth = async () => {
+      const text = await sb('mcp', 'list');
+      const json = await sb('mcp', 'list', '--json');
+      expect(text.code).toBe(0);
+      expect(text.stdout).toBe('fx  ready  stdio  era legacy\n  mcp__fx__echo  <- echo  read-only\n');
+      return { stderr: text.stderr.split('\n').filter((line) => line.startsWith('warning: ')), json: JSON.parse(json.stdout).warnings as string[], jsonStderr: json.stderr };
+    };
+    const alone = await listBoth();
+    expect(alone.stderr).toEqual(warnings.map((warning) => `warning: ${warning}`));
+    expect(alone.json).toEqual(warnings);
+    expect(alone.jsonStderr).not.toContain('warning:'); // --json carries them
+
+    const gateway = startCli(['gateway', '--home', home.root]);
+    running.push(gateway);
+    await gateway.waitFor('MCP server fx ready', 30_000);
+    // A file this process would refuse (unknown key), the running gateway keeps its config: the answer is the gateway's.
+    const config = JSON.parse(fs.readFileSync(home.configFile, 'utf8'));
+    fs.writeFileSync(home.configFile, JSON.stringify({ ...config, surplus: true }));
+    await gateway.waitFor('surplus', 10_000);
+    expect(await listBoth()).toEqual(alone);
+  }, 90_000);
 });

@@ -84,6 +84,19 @@ describe('scheduler in the gateway', () => {
     expect(shown[0]!.text).toContain('ping the console');
   });
 
+  it('the cronjob tool refuses a skill that is not installed, naming it and the usable ones; takes a front matter name', async () => {
+    const { gateway, home } = await started();
+    fs.mkdirSync(path.join(home.skillsDir, 'review'), { recursive: true });
+    fs.writeFileSync(path.join(home.skillsDir, 'review', 'SKILL.md'), '---\nname: code-review\n---\nRead the diff.');
+    const tool = gateway.tools.get('cronjob')!;
+    expect(await call(tool, { action: 'create', schedule: 'every 1h', prompt: 'x', skills: ['nosuch'] })).toEqual({
+      isError: true, text: `skill "nosuch" not found in ${home.skillsDir}; available: review (name "code-review") (switchboard skills list)`,
+    });
+    const made = await call(tool, { action: 'create', schedule: 'every 1h', prompt: 'x', skills: ['code-review'] });
+    expect(made).toMatchObject({ structured: { skills: ['code-review'] } });
+    expect(made.isError).toBeFalsy();
+  });
+
   it('registers the cronjob tool with the same validation as the CLI, scripts confined to $SWITCHBOARD_HOME/scripts', async () => {
     const { gateway, home } = await started();
     const tool = gateway.tools.get('cronjob')!;
