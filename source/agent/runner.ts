@@ -124,7 +124,10 @@ export function createAgentRunner(deps: AgentRunnerDeps): RunAgent {
       const stepAtMs = now();
       const rejected: ToolCallRecord[] = step.rejected.map((call) => ({ id: call.id, name: call.name, args: call.input, result: call.error, isError: true, startedAtMs: stepAtMs, finishedAtMs: stepAtMs }));
       const calls: PendingCall[] = step.calls.map((call) => ({ id: call.id, name: call.name, args: call.input }));
-      const records = await executeToolCalls(calls, deps.tools, context, now, (call) => input.emit({ kind: 'tool.called', call: { id: call.id, name: call.name, args: call.args } }));
+      const records = await executeToolCalls(calls, deps.tools, context, now, (call) => {
+        const source = deps.tools.get(call.name)?.source;
+        input.emit({ kind: 'tool.called', call: { id: call.id, name: call.name, args: call.args, ...(source ? { source } : {}) } });
+      });
       for (const record of [...rejected, ...records]) {
         runs.toolCall(input.runId, state.toolCalls.length, record);
         state.toolCalls.push(record);

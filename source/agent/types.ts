@@ -28,7 +28,8 @@ export interface RunRequest {
 
 export type RunEvent =
   | { kind: 'step.started'; step: number }
-  | { kind: 'tool.called'; call: { id: string; name: string; args: unknown } }
+  /** `source`: who provides the tool (`builtin` or the MCP server's name), absent for a tool not registered. */
+  | { kind: 'tool.called'; call: { id: string; name: string; args: unknown; source?: string } }
   | { kind: 'tool.finished'; call: ToolCallRecord };
 
 export interface ToolCallRecord {

@@ -12,7 +12,11 @@ export function print(line = ''): void {
 export const USAGE_EXIT_CODE = 2;
 
 /** A mistake in the command line that a command's own checks find (commander finds the others): `error: ...`, exit 2. */
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  constructor(message: string, readonly details: string[] = [], readonly hint?: string) {
+    super(message);
+  }
+}
 
 /** What every operator-facing error carries: a message, perhaps details and a hint (ConfigError, OperatorError, the lock's error). */
 interface Explained {
@@ -27,15 +31,11 @@ function isExplained(error: unknown): error is Explained {
 
 /** A readable error for the operator: what, where, what next. Returns the exit code. */
 export function reportError(error: unknown): number {
-  if (error instanceof UsageError) {
-    say(`error: ${error.message}`);
-    return USAGE_EXIT_CODE;
-  }
-  if (isExplained(error)) {
+  if (isExplained(error) || error instanceof UsageError) {
     say(`error: ${error.message}`);
     for (const detail of error.details ?? []) say(`  - ${detail}`);
     if (error.hint) say(`  ${error.hint}`);
-    return 1;
+    return error instanceof UsageError ? USAGE_EXIT_CODE : 1;
   }
   say(`error: ${(error as Error)?.stack ?? String(error)}`);
   return 1;

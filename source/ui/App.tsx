@@ -171,7 +171,7 @@ function Console({ model, link, local, copy, openUrl, openEditor, onQuit, firstN
     if (!head) return;
     const request = head;
     decidedAt.current = Date.now();
-    void ops.approvals.answer(choice.decision === 'answer' ? { id: request.id, values: choice.values } : { id: request.id, decline: true }).then(
+    void ops.approvals.answer(choice.decision === 'answer' ? { id: request.id, values: choice.values, by: 'console' } : { id: request.id, decline: true, by: 'console' }).then(
       () => setNotice(`${choice.decision === 'answer' ? 'Sent the answer' : 'Declined the request'} of ${request.server ?? request.origin}.`),
       (error: unknown) => setNotice((error as Error).message));
   };

@@ -18,7 +18,7 @@ import { InstallConfirmation, type InstallDecision } from './components/InstallC
 import { LoginDialog } from './components/LoginDialog.js';
 import { SubscriptionCard } from './components/SubscriptionCard.js';
 import type { EditForm } from './forms/edit-form.js';
-import type { FieldErrors } from './forms/form-fields.js';
+import type { FieldErrors } from '../operations/form-fields.js';
 import { useKeys } from './input-router.js';
 import type { PanePrompt } from './pane-hints.js';
 import type { SubscribedView } from './slash-runner.js';

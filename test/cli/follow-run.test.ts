@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { followRun } from '../../source/cli/follow-run.js';
+import type { RunEvent } from '../../source/agent/types.js';
 import type { OperatorSession } from '../../source/operations/connect.js';
 import type { ApprovalRecord } from '../../source/store/approvals.js';
 
@@ -12,13 +13,31 @@ const request: ApprovalRecord = {
 
 afterEach(() => { vi.restoreAllMocks(); });
 
-/** A local session whose gateway events the test emits, with `approvals.decide` recorded. */
+/** A local session whose gateway events the test emits, with `approvals.decide` and `answer` recorded. */
 function fakeSession() {
   const events = new EventEmitter();
   const decide = vi.fn(async () => ({}));
-  const session = { where: 'local', operations: { approvals: { decide } }, local: { gateway: async () => ({ events }) } } as unknown as OperatorSession;
-  return { events, decide, session };
+  const answer = vi.fn(async () => ({}));
+  const session = { where: 'local', operations: { approvals: { decide, answer } }, local: { gateway: async () => ({ events }) } } as unknown as OperatorSession;
+  return { events, decide, answer, session };
 }
+
+/** What followRun wrote on stderr, as one text. */
+function stderr(): () => string {
+  const written: string[] = [];
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => { written.push(String(chunk)); return true; });
+  return () => written.join('');
+}
+
+/** A form from server fx (elicitation), as the approval queue records it. */
+const form: ApprovalRecord = {
+  ...request, id: 'f0f0f0f0-1111', origin: 'mcp:fx', tool: 'elicitation', server: 'fx', argsPreview: '{"message": "Your details?"}', reason: 'server fx asks for input',
+  form: { message: 'Your details?', schema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 1 } }, required: ['name'] } },
+};
+
+const progressed = (event: RunEvent, runId = 'r1') => ({ runId, origin: 'cli', event });
+const call = { id: 'c1', name: 'mcp__fx__ask', args: {}, source: 'fx' };
+const finished = { ...call, result: 'done', isError: false, startedAtMs: 0, finishedAtMs: 5 };
 
 describe('followRun at a terminal', () => {
   it('a request decided elsewhere cancels the open question: the line ends with a note, a late answer decides nothing', async () => {
@@ -48,5 +67,113 @@ describe('followRun at a terminal', () => {
     input.write('y\n');
     await vi.waitFor(() => expect(decide).toHaveBeenCalledWith({ id: request.id, decision: 'approve', by: 'cli' }));
     await stop();
+  });
+});
+
+describe('followRun: the tool lines', () => {
+  it('a call the model could not make (never started) shows its > line before the < line that says it was not run', async () => {
+    const written = stderr();
+    const { events, session } = fakeSession();
+    const stop = await followRun(session, { runId: 'r1', origin: 'cli' }, false);
+    const rejected = { id: 'c9', name: 'nosuch', args: { x: 1 }, result: "Model tried to call unavailable tool 'nosuch'. Available tools: terminal.", isError: true, startedAtMs: 7, finishedAtMs: 7 };
+    events.emit('run.progressed', progressed({ kind: 'tool.finished', call: rejected }));
+    events.emit('run.progressed', progressed({ kind: 'tool.called', call: { id: 'c1', name: 'terminal', args: { command: 'true' }, source: 'builtin' } }));
+    events.emit('run.progressed', progressed({ kind: 'tool.finished', call: { id: 'c1', name: 'terminal', args: { command: 'true' }, result: 'exit code 0', isError: false, startedAtMs: 0, finishedAtMs: 3 } }));
+    await stop();
+    expect(written()).toBe([
+      '  > nosuch {"x":1}',
+      "  < nosuch not run: Model tried to call unavailable tool 'nosuch'. Available tools: terminal.",
+      '  > terminal {"command":"true"}',
+      '  < terminal ok (3 ms): exit code 0',
+      '',
+    ].join('\n'));
+  });
+});
+
+describe('followRun: forms (elicitation) of the servers the run is calling', () => {
+  it('not at a terminal: one line saying who asks for what and the command that answers it; a form of a server the run is not calling is not shown', async () => {
+    const written = stderr();
+    const { events, session } = fakeSession();
+    const stop = await followRun(session, { runId: 'r1', origin: 'cli' }, false);
+    events.emit('approval.requested', form); // no call of fx in flight yet: another run's
+    events.emit('run.progressed', progressed({ kind: 'tool.called', call }));
+    events.emit('run.progressed', progressed({ kind: 'tool.called', call: { ...call, id: 'c2', source: 'other' } }, 'r2'));
+    events.emit('approval.requested', { ...form, id: 'f1f1f1f1-2222', server: 'other', origin: 'mcp:other' });
+    events.emit('approval.requested', { ...form, id: 'f2f2f2f2-3333' });
+    await new Promise((resolve) => setImmediate(resolve));
+    await stop();
+    expect(written()).toBe('  > mcp__fx__ask {}\n  ? fx asks for: Your details?; answer with switchboard approvals answer f2f2f2f2 --value name=... (or --decline)\n');
+  });
+
+  it('declined by approvals.headless "deny": says so in a form\'s words', async () => {
+    const written = stderr();
+    const { events, session } = fakeSession();
+    const stop = await followRun(session, { runId: 'r1', origin: 'cli' }, false);
+    events.emit('run.progressed', progressed({ kind: 'tool.called', call }));
+    events.emit('approval.requested', form);
+    events.emit('approval.resolved', { ...form, status: 'denied', decidedBy: 'policy' });
+    await new Promise((resolve) => setImmediate(resolve));
+    await stop();
+    expect(written()).toContain('  ! fx asks for: Your details?; declined: approvals.headless is "deny" (set it to "wait" to answer from another terminal or a console)\n');
+    expect(written()).not.toContain('answer with');
+  });
+
+  it('at a terminal: answer? then each field; a value that does not fit is asked again; the answer goes through operations', async () => {
+    const written = stderr();
+    const { events, answer, session } = fakeSession();
+    const input = new PassThrough();
+    const stop = await followRun(session, { runId: 'r1', origin: 'cli' }, true, input);
+    events.emit('run.progressed', progressed({ kind: 'tool.called', call }));
+    events.emit('approval.requested', form);
+    const typed = async (prompt: string, text: string) => {
+      await vi.waitFor(() => expect(written().endsWith(prompt)).toBe(true));
+      input.write(`${text}\n`);
+    };
+    await typed('answer (2 fields, 1 required)? [y/N] ', 'y');
+    await typed('name (text, required): ', '');
+    await typed('      name is required\n    name (text, required): ', 'Ada');
+    await typed('age (a whole number of at least 1): ', 'zero');
+    await typed('      age must be a number (got "zero")\n    age (a whole number of at least 1): ', '3');
+    await vi.waitFor(() => expect(answer).toHaveBeenCalledWith({ id: form.id, values: { name: 'Ada', age: 3 }, by: 'cli' }));
+    expect(written()).toContain('  ? fx asks for: Your details?\n');
+    await stop();
+  });
+
+  it('at a terminal: Enter declines; an optional field left empty is left out', async () => {
+    const written = stderr();
+    const { events, answer, session } = fakeSession();
+    const input = new PassThrough();
+    const stop = await followRun(session, { runId: 'r1', origin: 'cli' }, true, input);
+    events.emit('run.progressed', progressed({ kind: 'tool.called', call }));
+    events.emit('approval.requested', form);
+    await new Promise((resolve) => setImmediate(resolve));
+    input.write('\n');
+    await vi.waitFor(() => expect(answer).toHaveBeenCalledWith({ id: form.id, decline: true, by: 'cli' }));
+    events.emit('approval.requested', { ...form, id: 'f3f3f3f3-4444' });
+    for (const [prompt, text] of [['[y/N] ', 'yes'], ['name (text, required): ', 'Ada'], ['age (a whole number of at least 1): ', '']]) {
+      await vi.waitFor(() => expect(written().endsWith(prompt!)).toBe(true));
+      input.write(`${text}\n`);
+    }
+    await vi.waitFor(() => expect(answer).toHaveBeenCalledWith({ id: 'f3f3f3f3-4444', values: { name: 'Ada' }, by: 'cli' }));
+    await stop();
+  });
+
+  it('at a terminal: a form answered elsewhere ends its questions with a note', async () => {
+    const written = stderr();
+    const { events, answer, session } = fakeSession();
+    const input = new PassThrough();
+    const stop = await followRun(session, { runId: 'r1', origin: 'cli' }, true, input);
+    events.emit('run.progressed', progressed({ kind: 'tool.called', call }));
+    events.emit('approval.requested', form);
+    await new Promise((resolve) => setImmediate(resolve));
+    input.write('y\n');
+    await vi.waitFor(() => expect(written()).toContain('name (text, required): '));
+    events.emit('approval.resolved', { ...form, status: 'approved', decidedBy: 'console' });
+    await vi.waitFor(() => expect(written()).toMatch(/\(answered elsewhere\)\n$/));
+    input.write('Ada\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    events.emit('run.progressed', progressed({ kind: 'tool.finished', call: finished }));
+    await stop();
+    expect(answer).not.toHaveBeenCalled();
   });
 });

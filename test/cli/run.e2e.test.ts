@@ -43,6 +43,15 @@ describe('switchboard run', () => {
     expect(result.stderr).toMatch(/ {2}< terminal ok \(\d+ ms\): exit code 0 42/);
   });
 
+  it('a call of a tool that does not exist shows its call line, then that it was not run', async () => {
+    model = await startScriptedModel([{ toolCalls: [{ name: 'nosuch', args: { x: 1 } }] }, { text: 'Sorry.' }]);
+    const home = tempHome();
+    await runCli(['config', 'set', 'model', JSON.stringify({ provider: 'openai-compatible', base_url: model.url, name: 'm' }), '--home', home.root]);
+    const result = await runCli(['run', 'call something', '--home', home.root]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^ {2}> nosuch \{"x":1\}\n {2}< nosuch not run: Model tried to call unavailable tool 'nosuch'\. Available tools: .*terminal/);
+  });
+
   it('says why a dangerous call was refused headless, and exits 1 on a failed run', async () => {
     model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', args: { command: 'sudo reboot' } }] }, { status: 400, message: 'context length exceeded' }]);
     const home = tempHome();

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
 import { preparedHome, startHost } from '../helpers/host.js';
 import { waitUntil } from '../helpers/webhooks.js';
+import { FIXTURE_SERVER, NODE } from '../helpers/mcp.js';
 import { attachLink, attachToGateway } from '../../source/operations/connect.js';
 import type { GatewayLink } from '../../source/operations/link.js';
 import type { GatewayState } from '../../source/operations/state.js';
@@ -90,5 +91,48 @@ describe('session grants and cancelling runs', () => {
     await expect(host.operations.runs.cancel({ runId: 'run-to-cancel' })).resolves.toEqual({ runId: 'run-to-cancel', cancelled: true });
     expect((await running).status).toBe('cancelled');
     await expect(host.operations.runs.cancel({ runId: 'run-to-cancel' })).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('approvals.answer (an MCP server\'s form)', () => {
+  it('checks the values against the form before anything is sent, refuses a tool call and an approve, and sends what fits', async () => {
+    model = await startScriptedModel([{ toolCalls: [{ name: 'mcp__fx__ask', args: {} }] }, { text: 'done' }]);
+    const home = preparedHome((config) => {
+      config.model = { provider: 'openai-compatible', base_url: model!.url, name: 'm' };
+      config.mcp_servers = { fx: { command: NODE, args: [FIXTURE_SERVER, 'stdio'] } };
+    });
+    const host = await startHost(home, 'console'); // the operator answers
+    await waitUntil(async () => (await host.operations.mcp.servers({})).some((server) => server.name === 'fx' && server.status === 'ready'), 20_000, 'fx ready');
+    const running = host.operations.runs.run({ prompt: 'ask', origin: 'console' });
+    await waitUntil(async () => (await host.operations.approvals.list({})).length === 1, 10_000, 'the form');
+    const [form] = await host.operations.approvals.list({});
+    expect(await host.operations.approvals.get({ id: form!.id.slice(0, 8) })).toMatchObject({ id: form!.id, server: 'fx', form: { message: 'Your name?' } });
+
+    await expect(host.operations.approvals.answer({ id: form!.id, values: { name: 5, nick: 'x' } })).rejects.toMatchObject({
+      code: 'invalid', message: `The answer does not fit the form of approval ${form!.id} (fx)`,
+      details: ['name: must be text (got 5)', 'nick: not a field of this form (its fields: name)'],
+    });
+    await expect(host.operations.approvals.answer({ id: form!.id, values: {} })).rejects.toMatchObject({ details: ['name: is required (text)'] });
+    await expect(host.operations.approvals.decide({ id: form!.id, decision: 'approve' })).rejects.toMatchObject({
+      hint: `Answer it with switchboard approvals answer ${form!.id.slice(0, 8)} --value field=... (its fields: switchboard approvals list), or --decline; or fill it in in the console.`,
+    });
+    expect(await host.operations.approvals.list({})).toHaveLength(1); // still waiting
+
+    const answered = await host.operations.approvals.answer({ id: form!.id, values: { name: 'Ada' }, by: 'cli' });
+    expect(answered).toMatchObject({ status: 'approved', decidedBy: 'cli', values: { name: 'Ada' } });
+    expect((await running).toolCalls[0]).toMatchObject({ name: 'mcp__fx__ask', result: 'elicitation accept {"name":"Ada"}' });
+    await expect(host.operations.approvals.answer({ id: form!.id, decline: true })).rejects.toMatchObject({ code: 'conflict', message: `Approval ${form!.id} (form from fx) is already answered (by cli)` });
+  });
+
+  it('a tool call has nothing to answer: answer refuses it rather than approving it', async () => {
+    model = await startScriptedModel([{ toolCalls: [{ name: 'terminal', args: { command: 'rm -rf /tmp/switchboard-answer-test-nothing-here' } }] }, { text: 'finished' }]);
+    const home = preparedHome((config) => { config.model = { provider: 'openai-compatible', base_url: model!.url, name: 'm' }; });
+    const host = await startHost(home, 'console');
+    const running = host.operations.runs.run({ prompt: 'go', origin: 'console' });
+    await waitUntil(async () => (await host.operations.approvals.list({})).length === 1, 5_000, 'the request');
+    const [request] = await host.operations.approvals.list({});
+    await expect(host.operations.approvals.answer({ id: request!.id, values: {} })).rejects.toMatchObject({ code: 'invalid', message: `Approval ${request!.id} is a call of terminal, not a form: it has nothing to answer` });
+    await host.operations.approvals.decide({ id: request!.id, decision: 'deny' });
+    expect((await running).toolCalls[0]).toMatchObject({ isError: true });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { changedKeys } from '../../source/config/changed-keys.js';
-import { parseField, type FormField } from '../../source/ui/forms/form-fields.js';
+import { parseField, type FormField } from '../../source/operations/form-fields.js';
 import { definitionFields, entryFromValues, issuesByField } from '../../source/ui/forms/schema-fields.js';
 
 const field = (kind: FormField['kind'], extra: Partial<FormField> = {}): FormField => ({ key: 'k', label: 'k', kind, initial: '', ...extra });

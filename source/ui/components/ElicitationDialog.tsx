@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { useMemo, useState } from 'react';
 import type { ApprovalRecord } from '../../store/approvals.js';
-import { elicitationFields } from '../forms/elicitation-fields.js';
+import { elicitationFields } from '../../operations/elicitation-fields.js';
 import { fit, formatDuration } from '../format.js';
 import { useKeys } from '../input-router.js';
 import { commandFor } from '../keymap.js';

@@ -2,7 +2,7 @@ import { Box, Text } from 'ink';
 import { LineInput } from './LineInput.js';
 import { useEffect, useState } from 'react';
 import { fit } from '../format.js';
-import { parseFields, type FieldErrors, type FormField } from '../forms/form-fields.js';
+import { parseFields, type FieldErrors, type FormField } from '../../operations/form-fields.js';
 import { useKeys } from '../input-router.js';
 import { commandFor } from '../keymap.js';
 import { theme } from '../theme.js';

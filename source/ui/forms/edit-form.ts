@@ -1,5 +1,5 @@
 import type { ConfigApplied } from '../../gateway/config-commands.js';
-import type { FieldErrors, FormField } from './form-fields.js';
+import type { FieldErrors, FormField } from '../../operations/form-fields.js';
 
 /** What `e` opens: a title, the field list of one kind of entry, and how its values are applied through the core. */
 export interface EditForm {

@@ -2,7 +2,7 @@ import { parseKeyPath } from '../../config/key-path.js';
 import { isSecretKey, MASK, maskSecrets } from '../../config/mask.js';
 import { loadSchema } from '../../config/schema.js';
 import type { ConfigIssue } from '../../config/validate.js';
-import { initialText, type FieldErrors, type FieldKind, type FormField } from './form-fields.js';
+import { initialText, type FieldErrors, type FieldKind, type FormField } from '../../operations/form-fields.js';
 
 interface SchemaNode {
   type?: string | string[];

@@ -19,24 +19,40 @@ interface ElicitationProperty {
   maxItems?: number;
 }
 
+/** One field of an elicitation form, with what the CLI shows of it (`approvals list`, the questions of `run`). */
+export interface ElicitationField extends FormField {
+  /** The schema's type: `string`, `number`, `integer`, `boolean`, or `array` (a multiple choice). */
+  type: string;
+  /** What it accepts, in words: `text`, `a whole number from 1 to 100`, `one of: a, b`. */
+  accepts: string;
+  description?: string;
+  /** The server's default: it applies when the field is left out (SEP-1034). */
+  default?: unknown;
+}
+
 const email = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const date = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The fields of an elicitation form: string, number, integer, boolean, single and multiple choice, with required marks, defaults and checks. */
-export function elicitationFields(schema: Record<string, unknown>): FormField[] {
+export function elicitationFields(schema: Record<string, unknown>): ElicitationField[] {
   const properties = (schema.properties ?? {}) as Record<string, ElicitationProperty>;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   return Object.entries(properties).map(([key, property]) => {
     const options = optionsOf(property);
     const kind: FieldKind = property.type === 'array' ? 'choices' : options ? 'choice'
       : property.type === 'boolean' ? 'boolean' : property.type === 'integer' ? 'integer' : property.type === 'number' ? 'number' : 'text';
+    const accepts = acceptsOf(property, kind, options);
     return {
       key,
       label: property.title ?? key,
       kind,
+      type: property.type ?? 'string',
+      accepts,
+      ...(property.description ? { description: property.description } : {}),
+      ...(property.default !== undefined ? { default: property.default } : {}),
       initial: initialText(kind, property.default),
       required: required.has(key),
-      hint: hintOf(property, kind, options),
+      hint: `${property.description ? `${property.description} · ` : ''}${accepts}`,
       ...(options ? { options } : {}),
       check: (value: unknown) => checkValue(property, value),
     };
@@ -50,13 +66,14 @@ function optionsOf(property: ElicitationProperty): Array<{ value: string; label?
   return values?.map((value, index) => ({ value: String(value), label: property.enumNames?.[index] }));
 }
 
-function hintOf(property: ElicitationProperty, kind: FieldKind, options: ReturnType<typeof optionsOf>): string {
-  const accepts = options ? `${kind === 'choices' ? 'several of (comma-separated)' : 'one of'}: ${options.map((option) => (option.label ? `${option.value} (${option.label})` : option.value)).join(', ')}`
-    : kind === 'boolean' ? 'true or false'
-      : kind === 'number' || kind === 'integer' ? `${kind === 'integer' ? 'a whole number' : 'a number'}${range(property.minimum, property.maximum)}`
-        : property.format ? `a ${property.format}` : 'text';
-  return `${property.description ? `${property.description} · ` : ''}${accepts}`;
+function acceptsOf(property: ElicitationProperty, kind: FieldKind, options: ReturnType<typeof optionsOf>): string {
+  if (options) return `${kind === 'choices' ? 'several of (comma-separated)' : 'one of'}: ${options.map((option) => (option.label ? `${option.value} (${option.label})` : option.value)).join(', ')}`;
+  if (kind === 'boolean') return 'true or false';
+  if (kind === 'number' || kind === 'integer') return `${kind === 'integer' ? 'a whole number' : 'a number'}${range(property.minimum, property.maximum)}`;
+  return property.format ? (formats[property.format] ?? `text (${property.format})`) : 'text';
 }
+
+const formats: Record<string, string> = { email: 'an email address', uri: 'a URI', date: 'a date (YYYY-MM-DD)', 'date-time': 'a date and time (e.g. 2026-05-01T09:00:00Z)' };
 
 function range(min: number | undefined, max: number | undefined): string {
   if (min !== undefined && max !== undefined) return ` from ${min} to ${max}`;

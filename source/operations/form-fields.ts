@@ -1,4 +1,4 @@
-import { parseCliValue } from '../../config/edit.js';
+import { parseCliValue } from '../config/edit.js';
 
 /**
  * How a form field's text becomes a value. `choice`/`choices` take one/several of `options`
