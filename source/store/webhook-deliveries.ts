@@ -106,6 +106,7 @@ export function createDeliveryStore(store: Store) {
   // Replays carry their own ids (`<id>.replay-<n>`) and generated ids are unique, so neither matches.
   const seen = db.prepare(`SELECT 1 AS seen FROM webhook_deliveries INDEXED BY webhook_deliveries_delivery
     WHERE delivery_id = ? AND route = ? AND received_at_ms > ? LIMIT 1`);
+  const keysBefore = db.prepare('SELECT id, route, delivery_id AS deliveryId, received_at_ms AS receivedAtMs FROM webhook_deliveries WHERE id < ? ORDER BY id DESC LIMIT ?');
   const recorded = db.prepare(`SELECT 1 AS seen FROM webhook_deliveries INDEXED BY webhook_deliveries_delivery
     WHERE delivery_id = ? AND route = ? AND received_at_ms = ? LIMIT 1`);
   // One statement: the oldest queued row becomes running and comes back (no separate read, no race).
@@ -159,6 +160,8 @@ export function createDeliveryStore(store: Store) {
     seenSince: (route: string, deliveryId: string, sinceMs: number): boolean => seen.get(deliveryId, route, sinceMs) !== undefined,
     /** Whether this very delivery (route, id and time of receipt) is recorded: the intake journal's recovery. */
     isRecorded: (row: Pick<NewDelivery, 'route' | 'deliveryId' | 'receivedAtMs'>): boolean => recorded.get(row.deliveryId, row.route, row.receivedAtMs) !== undefined,
+    /** Deliveries before row `beforeSeq`, newest first, keys only: the burst intake's seen filter is filled from them at start. */
+    keysBefore: (beforeSeq: number, limit: number) => keysBefore.all(beforeSeq, limit) as Array<{ id: number; route: string; deliveryId: string; receivedAtMs: number }>,
     /** The store's current fault and the classification of a failed write beside it (group-commit.ts). */
     fault: () => store.fault(),
     classifyFault: (error: unknown) => store.classifyFault(error),

@@ -19,10 +19,12 @@ import type { NewDelivery } from '../store/webhook-deliveries.js';
 export interface IntakeJournal {
   /** Queues a delivery for this turn's write; settles once it is written (rejects if the write failed). */
   append(row: NewDelivery): Promise<void>;
-  /** Reads written deliveries from `offset` up to `max` of them; `next` is where the next read starts. */
-  read(offset: number, max: number): { rows: NewDelivery[]; next: number };
-  /** Where the next frame goes: everything before it is written. */
+  /** Reads written deliveries from `offset` up to `max` of them (with each one's offset); `next` is where the next read starts. */
+  read(offset: number, max: number): { rows: NewDelivery[]; offsets: number[]; next: number };
+  /** Where the next frame is written: everything before it is written. */
   readonly end: number;
+  /** Where the next appended frame will be (after those waiting for this turn's write). */
+  readonly tail: number;
   /** Drops every frame (all of them are in state.db by now). */
   truncate(): void;
   close(): void;
@@ -30,6 +32,8 @@ export interface IntakeJournal {
 
 type Header = Omit<NewDelivery, 'body'>;
 const FRAME_HEAD = 8;
+/** Frame heads and headers of many deliveries share one allocation (a new one when it is full). */
+const SLAB_BYTES = 256 * 1024;
 
 /** The journal lives beside state.db (the same disk, the same directory's permissions). */
 export function intakeJournalFile(stateDb: string): string {
@@ -40,7 +44,11 @@ export function openIntakeJournal(file: string): IntakeJournal {
   const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
   fs.fchmodSync(fd, 0o600); // webhook bodies, as in state.db
   let end = intactLength(fd);
-  let frames: Buffer[] = [];
+  let frames: Uint8Array[] = [];
+  let slab = Buffer.allocUnsafe(SLAB_BYTES);
+  let slabUsed = 0;
+  /** Bytes appended this turn, not yet written. */
+  let buffered = 0;
   let flush: { done: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | undefined;
 
   const write = () => {
@@ -48,9 +56,13 @@ export function openIntakeJournal(file: string): IntakeJournal {
     const buffers = frames;
     flush = undefined;
     frames = [];
+    // Written synchronously below (or dropped): the slab is free again for the next turn.
+    slabUsed = 0;
+    buffered = 0;
     try {
       let written = 0;
-      const size = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+      let size = 0;
+      for (const buffer of buffers) size += buffer.length;
       // writev may write part of the list; the rest follows from where it stopped.
       while (written < size) written += fs.writevSync(fd, written === 0 ? buffers : remaining(buffers, written), end + written);
       end += size;
@@ -63,15 +75,22 @@ export function openIntakeJournal(file: string): IntakeJournal {
   return {
     append(row) {
       const { body, ...header } = row;
-      const head = Buffer.from(JSON.stringify(header));
-      const payload = Buffer.allocUnsafe(4 + head.length + body.length);
-      payload.writeUInt32LE(head.length, 0);
-      head.copy(payload, 4);
-      payload.set(body, 4 + head.length);
-      const frame = Buffer.allocUnsafe(FRAME_HEAD);
-      frame.writeUInt32LE(payload.length, 0);
-      frame.writeUInt32LE(crc32(payload), 4);
-      frames.push(frame, payload);
+      const json = JSON.stringify(header);
+      // Frame head, header length and header go into this turn's slab (no buffer per delivery); the body is written as it came.
+      const most = FRAME_HEAD + 4 + json.length * 3;
+      if (slabUsed + most > slab.length) {
+        slab = Buffer.allocUnsafe(Math.max(SLAB_BYTES, most));
+        slabUsed = 0;
+      }
+      const at = slabUsed;
+      const headLength = slab.write(json, at + FRAME_HEAD + 4);
+      slab.writeUInt32LE(headLength, at + FRAME_HEAD);
+      const head = slab.subarray(at + FRAME_HEAD, at + FRAME_HEAD + 4 + headLength);
+      slab.writeUInt32LE(4 + headLength + body.length, at);
+      slab.writeUInt32LE(crc32(body, crc32(head)), at + 4);
+      slabUsed = at + FRAME_HEAD + 4 + headLength;
+      frames.push(slab.subarray(at, slabUsed), body);
+      buffered += FRAME_HEAD + 4 + headLength + body.length;
       if (!flush) {
         let resolve!: () => void;
         let reject!: (error: unknown) => void;
@@ -83,17 +102,22 @@ export function openIntakeJournal(file: string): IntakeJournal {
     },
     read(offset, max) {
       const rows: NewDelivery[] = [];
+      const offsets: number[] = [];
       let at = offset;
       while (rows.length < max && at < end) {
         const frame = readFrame(fd, at, end);
         if (!frame) break;
         rows.push(frame.row);
+        offsets.push(at);
         at = frame.next;
       }
-      return { rows, next: at };
+      return { rows, offsets, next: at };
     },
     get end() {
       return end;
+    },
+    get tail() {
+      return end + buffered;
     },
     truncate() {
       fs.ftruncateSync(fd, 0);
@@ -105,8 +129,8 @@ export function openIntakeJournal(file: string): IntakeJournal {
   };
 }
 
-function remaining(buffers: Buffer[], skip: number): Buffer[] {
-  const rest: Buffer[] = [];
+function remaining(buffers: Uint8Array[], skip: number): Uint8Array[] {
+  const rest: Uint8Array[] = [];
   for (const buffer of buffers) {
     if (skip >= buffer.length) skip -= buffer.length;
     else {

@@ -54,7 +54,7 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   const { deliveries, subscriptions, intake } = deps;
   const rateLimiter = deps.rateLimiter ?? createRateLimiter(now);
   // SQLite: accepts into state.db, or into the intake journal while a burst lasts (burst-intake.ts).
-  const burst = intake ? createBurstIntake({ intake, logger, onMoved: () => queue.notify() }) : undefined;
+  const burst = intake ? createBurstIntake({ intake, logger, dedupWindowMs: settings.idempotencyTtlMs, now, onMoved: () => queue.notify() }) : undefined;
   // The run queue takes journal deliveries when state.db has none queued (a burst still arriving).
   const queued: DeliveryBackend = burst ? {
     ...deliveries,
@@ -103,12 +103,13 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   };
   const accept = (input: IntakeInput): AcceptResult | Promise<AcceptKind> => {
     if (!intake) return acceptLater(input);
-    const { outcome, committed } = burst!.accept(rowOf(input), input.dedup ? settings.idempotencyTtlMs : undefined);
-    if (outcome.kind === 'accepted' && notifyAfter !== committed) {
+    const result = burst!.accept(rowOf(input), input.dedup ? settings.idempotencyTtlMs : undefined);
+    const { committed } = result;
+    if (result.kind === 'accepted' && notifyAfter !== committed) {
       notifyAfter = committed;
       committed.then(notifyQueue, () => undefined); // a failed commit is answered by the server (503)
     }
-    return { kind: outcome.kind, committed };
+    return result;
   };
 
   const summary = createIntakeSummary({ logger, now });
