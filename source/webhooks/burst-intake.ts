@@ -11,7 +11,7 @@ export interface BurstAccept {
 import { performance } from 'node:perf_hooks';
 import type { IntakeJournal } from './intake-journal.js';
 import { createSeenFilter, hashKey } from './seen-filter.js';
-import { createWaitingKeys } from './waiting-keys.js';
+import { createWaitingKeys, idempotencyKey } from './waiting-keys.js';
 
 /** Accepts in one event-loop turn that make a burst (at a steady rate a turn holds one). */
 const BURST_PER_TURN = 4;
@@ -80,7 +80,7 @@ export function createBurstIntake(deps: BurstIntakeDeps) {
     return row ? keyOf(row) : undefined;
   });
   /** The hash waitingKeys files a key under (a small integer: no number object per key). */
-  const slotOf = (key: string) => hashKey(key)[0] & SLOT_MASK;
+  const slotOf = (row: Pick<NewDelivery, 'route' | 'deliveryId'>) => hashKey(row.route, row.deliveryId)[0] & SLOT_MASK;
 
   // Accepts per event-loop turn: many in one turn is what a burst looks like (one at a time is a
   // steady rate, however busy the loop is with other work).
@@ -100,20 +100,19 @@ export function createBurstIntake(deps: BurstIntakeDeps) {
     return acceptsLastTurn <= 1 ? intake.acceptCommitted() : intake.committed();
   };
 
-  const keyOf = (row: Pick<NewDelivery, 'route' | 'deliveryId'>) => `${row.route}\n${row.deliveryId}`;
+  const keyOf = (row: Pick<NewDelivery, 'route' | 'deliveryId'>) => idempotencyKey(row.route, row.deliveryId);
 
   const toJournal = (row: NewDelivery, dedupWindowMs: number | undefined): BurstAccept => {
     const fault = intake.fault();
     if (fault) return { kind: 'accepted', committed: Promise.reject(storeUnavailable(fault)) };
     const offset = journal.tail;
     if (dedupWindowMs !== undefined) {
-      const key = keyOf(row);
-      const [a, b] = hashKey(key);
+      const [a, b] = hashKey(row.route, row.deliveryId);
       // The filter holds every key of the window (filled at `open`, before the journal is used).
-      if (seen.checkAndAdd(a, b) && (waitingKeys.has(key, a & SLOT_MASK) || intake.seenSince(row.route, row.deliveryId, row.receivedAtMs - dedupWindowMs))) {
+      if (seen.checkAndAdd(a, b) && (waitingKeys.has(row.route, row.deliveryId, a & SLOT_MASK) || intake.seenSince(row.route, row.deliveryId, row.receivedAtMs - dedupWindowMs))) {
         return { kind: 'duplicate', committed: turnWrite?.answer ?? Promise.resolve() };
       }
-      waitingKeys.add(key, a & SLOT_MASK, offset);
+      waitingKeys.add(row.route, row.deliveryId, a & SLOT_MASK, offset);
     }
     waiting += 1;
     const written = journal.append(row);
@@ -136,8 +135,7 @@ export function createBurstIntake(deps: BurstIntakeDeps) {
   };
 
   const forget = (row: NewDelivery, offset: number) => {
-    const key = keyOf(row);
-    waitingKeys.delete(key, slotOf(key), offset);
+    waitingKeys.delete(row.route, row.deliveryId, slotOf(row), offset);
   };
 
   /** Moves up to `max` journal deliveries into state.db (one commit); false when the store refused. */
@@ -193,7 +191,7 @@ export function createBurstIntake(deps: BurstIntakeDeps) {
     const sinceMs = deps.now() - deps.dedupWindowMs;
     for (let before = Number.MAX_SAFE_INTEGER; ;) {
       const rows = intake.keysBefore(before, FILL_PER_TURN);
-      for (const row of rows) if (row.receivedAtMs > sinceMs) seen.add(keyOf(row));
+      for (const row of rows) if (row.receivedAtMs > sinceMs) seen.add(row.route, row.deliveryId);
       if (rows.length < FILL_PER_TURN || rows.at(-1)!.receivedAtMs <= sinceMs) break;
       before = rows.at(-1)!.id;
       await new Promise((resolve) => setImmediate(resolve));
@@ -207,7 +205,7 @@ export function createBurstIntake(deps: BurstIntakeDeps) {
       if (acceptsThisTurn === 1) setImmediate(endTurn);
       if (journaling && (waiting > 0 || acceptsLastTurn >= BURST_PER_TURN)) return toJournal(row, dedupWindowMs);
       const { kind } = intake.accept(row, dedupWindowMs);
-      if (dedupWindowMs !== undefined && kind === 'accepted') seen.add(keyOf(row));
+      if (dedupWindowMs !== undefined && kind === 'accepted') seen.add(row.route, row.deliveryId);
       return { kind, committed: commitOf() };
     },
     /** Deliveries accepted into the journal and not yet in state.db (counted as queued). */

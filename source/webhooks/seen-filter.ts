@@ -2,12 +2,22 @@
 const BITS = 1 << 24;
 const HASHES = 7;
 
-/** Two independent 32-bit hashes of a key (FNV-1a style with two primes); a filter's k probes are h1 + i * h2. */
-export function hashKey(key: string): [number, number] {
+/**
+ * Two independent 32-bit hashes of an idempotency key (route, delivery id), FNV-1a style with two
+ * primes, without joining the two into a new string; a filter's k probes are h1 + i * h2.
+ */
+export function hashKey(route: string, deliveryId: string): [number, number] {
   let a = 0x811c9dc5;
-  let b = 0x01000193 ^ key.length;
-  for (let i = 0; i < key.length; i += 1) {
-    const code = key.charCodeAt(i);
+  let b = 0x01000193 ^ deliveryId.length;
+  for (let i = 0; i < route.length; i += 1) {
+    const code = route.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193);
+    b = Math.imul(b ^ code, 0x5bd1e995);
+  }
+  a = Math.imul(a ^ 10, 0x01000193); // the separator: ("ab", "c") and ("a", "bc") differ
+  b = Math.imul(b ^ 10, 0x5bd1e995);
+  for (let i = 0; i < deliveryId.length; i += 1) {
+    const code = deliveryId.charCodeAt(i);
     a = Math.imul(a ^ code, 0x01000193);
     b = Math.imul(b ^ code, 0x5bd1e995);
   }
@@ -49,9 +59,9 @@ export function createSeenFilter(windowMs: number, now: () => number) {
   };
 
   return {
-    add(key: string): void {
+    add(route: string, deliveryId: string): void {
       rotate();
-      const [a, b] = hashKey(key);
+      const [a, b] = hashKey(route, deliveryId);
       set(a, b);
     },
     /** Adds a key (by its hashKey); answers whether it may have been there before (false: certainly not; true: ask the store). */
