@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { followAbort } from '../infra/follow-abort.js';
+import { intakeJournalFile } from '../webhooks/intake-journal.js';
 import { hostname } from 'node:os';
 import { configHash, createMembership, type Membership } from '../cluster/membership.js';
 import { createTakeover } from '../cluster/takeover.js';
@@ -196,7 +197,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   };
   const metricsRoute = { render: async () => ({ contentType: metrics!.contentType, text: await metrics!.render() }) };
   const webhooks: WebhookPlatform | null = webhookSettings
-    ? createWebhookPlatform({ settings: webhookSettings, deliveries: backends.deliveries, subscriptions: backends.subscriptions, ...(backends.intake ? { intake: backends.intake } : {}), ...(backends.rateLimits ? { rateLimiter: backends.rateLimits } : {}), logger, events, now, runAgent, deliver: deliveries.deliver, health, earlierSend: async (route, deliveryId, sinceMs, seq) => deliveries.history?.earlierSendFor(route, deliveryId, sinceMs, seq), ...(webhookSettings.metrics ? { metrics: metricsRoute } : {}) })
+    ? createWebhookPlatform({ settings: webhookSettings, deliveries: backends.deliveries, subscriptions: backends.subscriptions, ...(backends.intake ? { intake: backends.intake, journalFile: intakeJournalFile(deps.store.file) } : {}), ...(backends.rateLimits ? { rateLimiter: backends.rateLimits } : {}), logger, events, now, runAgent, deliver: deliveries.deliver, health, earlierSend: async (route, deliveryId, sinceMs, seq) => deliveries.history?.earlierSendFor(route, deliveryId, sinceMs, seq), ...(webhookSettings.metrics ? { metrics: metricsRoute } : {}) })
     : null;
   const webhookApp = webhooks?.app ?? null;
   const configCommands = createConfigCommands({ home: config.home, initial: config, logger, audit, events, mcp: mcp.commands, webhooks, live: () => status === 'running' });

@@ -18,7 +18,8 @@ export type AsyncDomain<T, Without extends keyof T = never> = {
 };
 
 /** Accepted webhook deliveries (the run queue and the idempotency record); `accept` settles once durable. */
-export type DeliveryBackend = AsyncDomain<DeliveryStore, 'committed' | 'acceptCommitted'>;
+/** The intake's synchronous helpers (SyncIntake) are SQLite's only. */
+export type DeliveryBackend = AsyncDomain<DeliveryStore, 'committed' | 'acceptCommitted' | 'seenSince' | 'isRecorded' | 'keysBefore' | 'fault' | 'classifyFault'>;
 export type SubscriptionBackend = AsyncDomain<SubscriptionStore>;
 export type AuditBackend = AsyncDomain<AuditLog>;
 export type ApprovalBackend = AsyncDomain<ApprovalStore>;
@@ -36,7 +37,7 @@ export type OutputDeliveryBackend = AsyncDomain<OutputDeliveryStore> & {
  * SQLite's synchronous accept with commits grouped per event-loop turn: the intake's fast path
  * (source/webhooks/platform.ts). Backends that answer over the network have none.
  */
-export type SyncIntake = Pick<DeliveryStore, 'accept' | 'committed' | 'acceptCommitted'>;
+export type SyncIntake = Pick<DeliveryStore, 'accept' | 'committed' | 'acceptCommitted' | 'seenSince' | 'isRecorded' | 'keysBefore' | 'fault' | 'classifyFault'>;
 
 /**
  * Per-route webhook rate limits held in the store, for backends several nodes share: the window
@@ -69,7 +70,7 @@ export function asynchronous<T extends object>(domain: T): AsyncDomain<T> {
 
 /** The SQLite store's domains behind the asynchronous operations. */
 export function sqliteBackends(store: Store, now: () => number = Date.now): StoreBackends {
-  const { committed, acceptCommitted, ...deliveries } = createDeliveryStore(store);
+  const { committed, acceptCommitted, seenSince, isRecorded, keysBefore, fault, classifyFault, ...deliveries } = createDeliveryStore(store);
   const sync = asynchronous(deliveries);
   return {
     deliveries: {
@@ -86,7 +87,7 @@ export function sqliteBackends(store: Store, now: () => number = Date.now): Stor
         return rows;
       },
     },
-    intake: { accept: deliveries.accept, committed, acceptCommitted },
+    intake: { accept: deliveries.accept, committed, acceptCommitted, seenSince, isRecorded, keysBefore, fault, classifyFault },
     subscriptions: asynchronous(createSubscriptionStore(store)),
     audit: asynchronous(createAuditLog(store, now)),
     approvals: asynchronous(createApprovalStore(store)),

@@ -14,6 +14,11 @@ export interface FaultGate {
   onChange(listener: (fault: StoreFault | undefined) => void): void;
 }
 
+/** The error a write refused for `fault` gets: a lock passes in a second, a full disk takes longer. */
+export function storeUnavailable(fault: StoreFault): StoreUnavailableError {
+  return new StoreUnavailableError(fault, fault.kind === 'locked' ? 1 : 5);
+}
+
 /**
  * Remembers the store's current fault. While one holds, one write per probe interval is let
  * through to SQLite (it waits the busy timeout at most); the others fail at once, so the event loop
@@ -23,12 +28,11 @@ export function createFaultGate(clock: () => number = Date.now): FaultGate {
   let current: StoreFault | undefined;
   let nextProbeAtMs = 0;
   const listeners: Array<(fault: StoreFault | undefined) => void> = [];
-  const retryAfter = (fault: StoreFault) => (fault.kind === 'locked' ? 1 : 5);
 
   return {
     check() {
       if (!current) return;
-      if (clock() < nextProbeAtMs) throw new StoreUnavailableError(current, retryAfter(current));
+      if (clock() < nextProbeAtMs) throw storeUnavailable(current);
       nextProbeAtMs = clock() + PROBE_INTERVAL_MS;
     },
     failed(error) {
@@ -40,7 +44,7 @@ export function createFaultGate(clock: () => number = Date.now): FaultGate {
       current = changed ? { kind, message, sinceMs: clock() } : { ...current!, message };
       nextProbeAtMs = clock() + PROBE_INTERVAL_MS;
       if (changed) for (const listener of listeners) listener(current);
-      return new StoreUnavailableError(current, retryAfter(current));
+      return storeUnavailable(current);
     },
     succeeded() {
       if (!current) return;

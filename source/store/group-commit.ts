@@ -27,6 +27,11 @@ export interface CommitGroups {
   setGrouping(on: boolean, onCommitError?: (error: unknown) => void): void;
   /** What keeps the store from taking writes now (a lock held elsewhere, a full disk), if anything. */
   fault(): StoreFault | undefined;
+  /**
+   * A write beside state.db failed (the intake journal, in the same directory): a fault (a full
+   * disk) is recorded as the store's own and comes back as StoreUnavailableError.
+   */
+  classifyFault(error: unknown): unknown;
   /** Called when a fault begins or ends (undefined: writes commit again). */
   onFaultChange(listener: (fault: StoreFault | undefined) => void): void;
 }
@@ -210,6 +215,7 @@ export function createCommitGroups(db: DatabaseSync): CommitGroups {
       }
     },
     fault: () => gate.fault(),
+    classifyFault: (error) => gate.failed(error),
     onFaultChange: (listener) => gate.onChange(listener),
   };
 }

@@ -106,6 +106,9 @@ export function createDeliveryStore(store: Store) {
   // Replays carry their own ids (`<id>.replay-<n>`) and generated ids are unique, so neither matches.
   const seen = db.prepare(`SELECT 1 AS seen FROM webhook_deliveries INDEXED BY webhook_deliveries_delivery
     WHERE delivery_id = ? AND route = ? AND received_at_ms > ? LIMIT 1`);
+  const keysBefore = db.prepare('SELECT id, route, delivery_id AS deliveryId, received_at_ms AS receivedAtMs FROM webhook_deliveries WHERE id < ? ORDER BY id DESC LIMIT ?');
+  const recorded = db.prepare(`SELECT 1 AS seen FROM webhook_deliveries INDEXED BY webhook_deliveries_delivery
+    WHERE delivery_id = ? AND route = ? AND received_at_ms = ? LIMIT 1`);
   // One statement: the oldest queued row becomes running and comes back (no separate read, no race).
   // `id = (subquery)`, not `id IN (subquery ... LIMIT n)`: SQLite runs the IN form with RETURNING about
   // 30 times slower (80 µs against 2.5 µs here), even when nothing is queued.
@@ -154,6 +157,15 @@ export function createDeliveryStore(store: Store) {
     accept(row: NewDelivery, dedupWindowMs?: number): AcceptOutcome {
       return store.write(() => acceptOne(row, dedupWindowMs));
     },
+    /** Whether the route accepted this delivery id after `sinceMs` (the idempotency check alone). */
+    seenSince: (route: string, deliveryId: string, sinceMs: number): boolean => seen.get(deliveryId, route, sinceMs) !== undefined,
+    /** Whether this very delivery (route, id and time of receipt) is recorded: the intake journal's recovery. */
+    isRecorded: (row: Pick<NewDelivery, 'route' | 'deliveryId' | 'receivedAtMs'>): boolean => recorded.get(row.deliveryId, row.route, row.receivedAtMs) !== undefined,
+    /** Deliveries before row `beforeSeq`, newest first, keys only: the burst intake's seen filter is filled from them at start. */
+    keysBefore: (beforeSeq: number, limit: number) => keysBefore.all(beforeSeq, limit) as Array<{ id: number; route: string; deliveryId: string; receivedAtMs: number }>,
+    /** The store's current fault and the classification of a failed write beside it (group-commit.ts). */
+    fault: () => store.fault(),
+    classifyFault: (error: unknown) => store.classifyFault(error),
     /** Settles when every write so far (accepts included) is committed. */
     committed: () => store.committed(),
     /** committed() for the intake: the first 202 of a turn commits at once (see CommitGroups.commitSoon). */

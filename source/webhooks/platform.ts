@@ -7,6 +7,8 @@ import type { GatewayEvents } from '../gateway/events.js';
 import type { DeliveryBackend, SubscriptionBackend, SyncIntake } from '../store/async-domains.js';
 import type { DeliveryRecord, DeliveryState, NewDelivery } from '../store/webhook-deliveries.js';
 import { subscriptionRoute, type ResolvedRoute, type ResolvedWebhooks } from './config.js';
+import { createBurstIntake } from './burst-intake.js';
+import { openIntakeJournal } from './intake-journal.js';
 import { createIntakeSummary } from './intake-summary.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { createRunQueue, type RunQueueDeps } from './run-queue.js';
@@ -21,6 +23,8 @@ export interface WebhookPlatformDeps {
   subscriptions: SubscriptionBackend;
   /** SQLite's synchronous accept (the intake's fast path); without it every accept waits on `deliveries`. */
   intake?: SyncIntake;
+  /** With `intake`: the intake journal's file (burst-intake.ts); without it every accept goes to state.db. */
+  journalFile?: string;
   /** Rate limits shared by the nodes of a cluster; default: this process's window, in memory. */
   rateLimiter?: RateLimiter;
   logger: Logger;
@@ -49,7 +53,17 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   const { settings, logger, now } = deps;
   const { deliveries, subscriptions, intake } = deps;
   const rateLimiter = deps.rateLimiter ?? createRateLimiter(now);
-  const queue = createRunQueue({ deliveries, runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs, earlierSend: deps.earlierSend });
+  // SQLite: accepts into state.db, or into the intake journal while a burst lasts (burst-intake.ts).
+  const burst = intake ? createBurstIntake({ intake, logger, dedupWindowMs: settings.idempotencyTtlMs, now, onMoved: () => queue.notify() }) : undefined;
+  // The run queue takes journal deliveries when state.db has none queued (a burst still arriving).
+  const queued: DeliveryBackend = burst ? {
+    ...deliveries,
+    async claimQueued(nowMs, limit) {
+      const rows = await deliveries.claimQueued(nowMs, limit);
+      return rows.length > 0 || !burst.feedQueue(Math.max(limit, 16)) ? rows : deliveries.claimQueued(nowMs, limit);
+    },
+  } : deliveries;
+  const queue = createRunQueue({ deliveries: queued, runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs, earlierSend: deps.earlierSend });
 
   // Static routes change when the console applies a config change (config commands); listener settings do not.
   let staticRoutes = settings.routes;
@@ -68,22 +82,6 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
 
   const compiled = createTemplateCache();
   const notifyQueue = () => queue.notify();
-  // Which commit a 202 waits for. At a steady rate (the last turn accepted at most one) the turn's
-  // first accept commits at once, so its 202 does not wait for the rest of the turn. Under a flood
-  // every accept of a turn shares the turn's one commit: a commit of its own for the first accept
-  // of each turn wrote the table's and the indexes' last pages twice a turn.
-  let acceptsThisTurn = 0;
-  let acceptsLastTurn = 0;
-  const endTurn = () => {
-    acceptsLastTurn = acceptsThisTurn;
-    acceptsThisTurn = 0;
-  };
-  const commitOf = (): Promise<void> => {
-    acceptsThisTurn += 1;
-    if (acceptsThisTurn > 1) return intake!.committed();
-    setImmediate(endTurn);
-    return acceptsLastTurn <= 1 ? intake!.acceptCommitted() : intake!.committed();
-  };
   /** The commit the queue was last told to wait for: one notify per commit, not per accept. */
   let notifyAfter: Promise<void> | undefined;
   const rowOf = (input: IntakeInput): NewDelivery => ({
@@ -105,13 +103,13 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   };
   const accept = (input: IntakeInput): AcceptResult | Promise<AcceptKind> => {
     if (!intake) return acceptLater(input);
-    const outcome = intake.accept(rowOf(input), input.dedup ? settings.idempotencyTtlMs : undefined);
-    const committed = commitOf();
-    if (outcome.kind === 'accepted' && notifyAfter !== committed) {
+    const result = burst!.accept(rowOf(input), input.dedup ? settings.idempotencyTtlMs : undefined);
+    const { committed } = result;
+    if (result.kind === 'accepted' && notifyAfter !== committed) {
       notifyAfter = committed;
       committed.then(notifyQueue, () => undefined); // a failed commit is answered by the server (503)
     }
-    return { kind: outcome.kind, committed };
+    return result;
   };
 
   const summary = createIntakeSummary({ logger, now });
@@ -139,12 +137,16 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     staticRoute: (name: string): ResolvedRoute | undefined => staticRoutes.get(name),
     /** Loads the subscription names and keeps them fresh (every 5 s) until stop(). */
     async start(): Promise<void> {
+      const recovered = burst && deps.journalFile ? await burst.open(openIntakeJournal(deps.journalFile)) : 0;
+      if (recovered) logger.warn(`${recovered} webhook(s) accepted before the gateway stopped were still in the intake journal: queued now`);
       await refreshNames();
       namesTimer = setInterval(() => void refreshNames().catch(() => {}), 5_000);
       namesTimer.unref();
     },
-    stop(): void {
+    /** After the listener closed: what the intake journal holds goes into state.db. */
+    async stop(): Promise<void> {
       clearInterval(namesTimer);
+      await burst?.stop();
     },
     /** After this gateway subscribed or unsubscribed: the names the console shows follow at once. */
     subscriptionsChanged: refreshNames,
@@ -164,8 +166,10 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     },
     /** The subscription store, for the subscribe commands (source/webhooks/subscribe.ts). */
     subscriptions,
-    counts(): Promise<Record<DeliveryState, number>> {
-      return deliveries.counts();
+    /** Deliveries by state; those still in the intake journal count as queued. */
+    async counts(): Promise<Record<DeliveryState, number>> {
+      const counts = await deliveries.counts();
+      return burst && burst.waiting() > 0 ? { ...counts, queued: counts.queued + burst.waiting() } : counts;
     },
     /** Accepted deliveries, newest first, with their run state and delivery outcome. */
     recent: (options: { route?: string; limit?: number }): Promise<DeliveryRecord[]> => deliveries.recent(options),
