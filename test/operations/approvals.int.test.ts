@@ -102,7 +102,7 @@ describe('approvals.answer (an MCP server\'s form)', () => {
       config.mcp_servers = { fx: { command: NODE, args: [FIXTURE_SERVER, 'stdio'] } };
     });
     const host = await startHost(home, 'console'); // the operator answers
-    await waitUntil(async () => (await host.operations.mcp.servers({})).some((server) => server.name === 'fx' && server.status === 'ready'), 20_000, 'fx ready');
+    await waitUntil(async () => (await host.operations.mcp.servers({})).servers.some((server) => server.name === 'fx' && server.status === 'ready'), 20_000, 'fx ready');
     const running = host.operations.runs.run({ prompt: 'ask', origin: 'console' });
     await waitUntil(async () => (await host.operations.approvals.list({})).length === 1, 10_000, 'the form');
     const [form] = await host.operations.approvals.list({});
