@@ -216,6 +216,18 @@ export function createBurstIntake(deps: BurstIntakeDeps) {
       return moveSome(count);
     },
     /**
+     * Moves into state.db what the journal holds now, before something that must come after it in
+     * the queue (a replay queued by the operator). Stops early when the store refuses writes.
+     */
+    async catchUp(): Promise<void> {
+      await turnWrite?.answer.catch(() => {});
+      const until = journal.end;
+      while (moveFrom < Math.min(until, journal.end)) {
+        if (!moveSome(500)) return;
+        await intake.committed();
+      }
+    },
+    /**
      * At start, before the listener opens: takes the journal, moves what a stopped or crashed
      * gateway left in it into state.db (skipping what it had moved already), then empties it.
      * Returns how many deliveries it moved.

@@ -172,9 +172,15 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
       return burst && burst.waiting() > 0 ? { ...counts, queued: counts.queued + burst.waiting() } : counts;
     },
     /** Accepted deliveries, newest first, with their run state and delivery outcome. */
-    recent: (options: { route?: string; limit?: number }): Promise<DeliveryRecord[]> => deliveries.recent(options),
-    /** The latest recorded delivery with this id (the console's details view). */
-    find: (deliveryId: string): Promise<DeliveryRecord | undefined> => deliveries.findByDeliveryId(deliveryId),
+    async recent(options: { route?: string; limit?: number }): Promise<DeliveryRecord[]> {
+      await burst?.catchUp(); // a list shows what a burst left in the intake journal too
+      return deliveries.recent(options);
+    },
+    /** The latest recorded delivery with this id (the console's details view; one still in the intake journal is moved first). */
+    async find(deliveryId: string): Promise<DeliveryRecord | undefined> {
+      await burst?.catchUp();
+      return deliveries.findByDeliveryId(deliveryId);
+    },
     /** The first secret of a route, for the console's copy after a confirm (never logged). */
     async secretFor(routeName: string): Promise<CommandResult<string>> {
       const route = await findRoute(routeName);
@@ -184,6 +190,8 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     },
     /** Runs a recorded delivery again, as a new delivery marked as a replay of it. */
     async replay(deliveryId: string): Promise<CommandResult<DeliveryRecord>> {
+      // What a burst left in the intake journal first: the original may be there, and the replay queues after it all.
+      await burst?.catchUp();
       const original = await deliveries.findByDeliveryId(deliveryId);
       if (!original) return { ok: false, reason: `No recorded webhook delivery "${deliveryId}"; see switchboard webhook deliveries` };
       const copy = await deliveries.enqueueReplay(original, now());

@@ -135,6 +135,19 @@ describe('the burst intake (SQLite, a real state.db and journal file)', () => {
     expect(ids().slice(6)).toEqual(accepted.map((r) => r.deliveryId));
   });
 
+  it('catchUp moves what the journal holds at once (a replay then queues after it)', async () => {
+    const { file, burst, ids } = setup();
+    await burst.open(openIntakeJournal(file));
+    cleanups.push(() => burst.stop());
+    await inOneTurn(burst.accept, Array.from({ length: 5 }, () => row()));
+    const journaled = Array.from({ length: 600 }, () => row());
+    await inOneTurn(burst.accept, journaled);
+    expect(burst.waiting()).toBe(600);
+    await burst.catchUp();
+    expect(burst.waiting()).toBe(0);
+    expect(ids().slice(5)).toEqual(journaled.map((r) => r.deliveryId));
+  });
+
   it('stop moves everything into state.db and empties the journal', async () => {
     const { file, burst, ids } = setup();
     await burst.open(openIntakeJournal(file));
