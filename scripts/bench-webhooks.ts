@@ -201,7 +201,7 @@ async function memoryRound(cli = cliPath): Promise<{ idleMb: number; peakMb: num
   const listener = await startGatewayProcess(benchConfig({ mcp_servers: servers }), [], cli);
   try {
     await waitFor(async () => {
-      const views = (await listener.call('mcp.servers')) as Array<{ status: string }>;
+      const { servers: views } = (await listener.call('mcp.servers')) as { servers: Array<{ status: string }> };
       return views.length === mcpServers && views.every((view) => view.status === 'ready') ? true : undefined;
     }, `${mcpServers} MCP servers to be ready`, 60_000, 100);
     await new Promise((resolve) => setTimeout(resolve, 2_000)); // settle: startup garbage, first timers

@@ -39,6 +39,17 @@ const progressed = (event: RunEvent, runId = 'r1') => ({ runId, origin: 'cli', e
 const call = { id: 'c1', name: 'mcp__fx__ask', args: {}, source: 'fx' };
 const finished = { ...call, result: 'done', isError: false, startedAtMs: 0, finishedAtMs: 5 };
 
+/** A run at a terminal following run r1, which has a call to fx in flight and fx's form waiting. */
+async function formAtTerminal() {
+  const written = stderr();
+  const { events, answer, session } = fakeSession();
+  const input = new PassThrough();
+  const stop = await followRun(session, { runId: 'r1', origin: 'cli' }, true, input);
+  events.emit('run.progressed', progressed({ kind: 'tool.called', call }));
+  events.emit('approval.requested', form);
+  return { written, events, answer, input, stop };
+}
+
 describe('followRun at a terminal', () => {
   it('a request decided elsewhere cancels the open question: the line ends with a note, a late answer decides nothing', async () => {
     const written: string[] = [];
@@ -119,12 +130,7 @@ describe('followRun: forms (elicitation) of the servers the run is calling', () 
   });
 
   it('at a terminal: answer? then each field; a value that does not fit is asked again; the answer goes through operations', async () => {
-    const written = stderr();
-    const { events, answer, session } = fakeSession();
-    const input = new PassThrough();
-    const stop = await followRun(session, { runId: 'r1', origin: 'cli' }, true, input);
-    events.emit('run.progressed', progressed({ kind: 'tool.called', call }));
-    events.emit('approval.requested', form);
+    const { written, answer, input, stop } = await formAtTerminal();
     const typed = async (prompt: string, text: string) => {
       await vi.waitFor(() => expect(written().endsWith(prompt)).toBe(true));
       input.write(`${text}\n`);
@@ -140,12 +146,7 @@ describe('followRun: forms (elicitation) of the servers the run is calling', () 
   });
 
   it('at a terminal: Enter declines; an optional field left empty is left out', async () => {
-    const written = stderr();
-    const { events, answer, session } = fakeSession();
-    const input = new PassThrough();
-    const stop = await followRun(session, { runId: 'r1', origin: 'cli' }, true, input);
-    events.emit('run.progressed', progressed({ kind: 'tool.called', call }));
-    events.emit('approval.requested', form);
+    const { written, events, answer, input, stop } = await formAtTerminal();
     await new Promise((resolve) => setImmediate(resolve));
     input.write('\n');
     await vi.waitFor(() => expect(answer).toHaveBeenCalledWith({ id: form.id, decline: true, by: 'cli' }));
@@ -159,12 +160,7 @@ describe('followRun: forms (elicitation) of the servers the run is calling', () 
   });
 
   it('at a terminal: a form answered elsewhere ends its questions with a note', async () => {
-    const written = stderr();
-    const { events, answer, session } = fakeSession();
-    const input = new PassThrough();
-    const stop = await followRun(session, { runId: 'r1', origin: 'cli' }, true, input);
-    events.emit('run.progressed', progressed({ kind: 'tool.called', call }));
-    events.emit('approval.requested', form);
+    const { written, events, answer, input, stop } = await formAtTerminal();
     await new Promise((resolve) => setImmediate(resolve));
     input.write('y\n');
     await vi.waitFor(() => expect(written()).toContain('name (text, required): '));

@@ -83,3 +83,15 @@ export async function stopClis(running: RunningCli[], signal: NodeJS.Signals = '
     await cli.exited;
   }
 }
+
+/** `switchboard gateway` on a home, killed (SIGKILL) by the test's cleanup if it still runs: for crash tests. */
+export function gatewayChild(root: string, cleanups: Array<() => Promise<void> | void>): RunningCli {
+  const child = startCli(['--home', root, 'gateway']);
+  cleanups.push(async () => {
+    if (child.child.exitCode === null && child.child.signalCode === null) {
+      child.child.kill('SIGKILL');
+      await child.exited;
+    }
+  });
+  return child;
+}

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../source/config/default-config.js';
 import { openStore } from '../../source/store/database.js';
-import { startCli, type RunningCli } from '../helpers/cli.js';
+import { gatewayChild } from '../helpers/cli.js';
 import { tempHome } from '../helpers/temp-home.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
 
@@ -12,16 +12,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function gatewayChild(root: string): RunningCli {
-  const child = startCli(['--home', root, 'gateway']);
-  cleanups.push(async () => {
-    if (child.child.exitCode === null && child.child.signalCode === null) {
-      child.child.kill('SIGKILL');
-      await child.exited;
-    }
-  });
-  return child;
-}
 
 /** Posts one signed webhook; resolves with its id when answered 202, undefined when refused or cut off. */
 async function post(url: string, n: number): Promise<string | undefined> {
@@ -44,7 +34,7 @@ describe('a burst of webhooks and a kill -9 of the gateway (the intake journal)'
     fs.mkdirSync(home.root, { recursive: true });
     fs.writeFileSync(home.configFile, JSON.stringify(config), { mode: 0o600 });
 
-    const first = gatewayChild(home.root);
+    const first = gatewayChild(home.root, cleanups);
     const url = /Webhook listener on (http:\/\/\S+)/.exec(await first.waitFor(/Webhook listener on http:\/\/\S+ /, 30_000))![1]!;
     // Waves of 100 at once, back to back (the journal moves into state.db only after 100 ms without
     // a burst); the gateway is killed in the middle of the fifth.
@@ -61,7 +51,7 @@ describe('a burst of webhooks and a kill -9 of the gateway (the intake journal)'
     await first.exited;
     expect(accepted.length, 'webhooks answered 202 before the kill (four waves of 100, part of the fifth)').toBeGreaterThanOrEqual(400);
 
-    const second = gatewayChild(home.root);
+    const second = gatewayChild(home.root, cleanups);
     await second.waitFor(/Webhook listener on http:\/\/\S+ /, 30_000);
     expect(second.output(), 'the journal held webhooks at the kill').toMatch(/\d+ webhook\(s\) accepted before the gateway stopped were still in the intake journal: queued now/);
 

@@ -6,7 +6,7 @@ import { defaultConfig } from '../../source/config/default-config.js';
 import { openStore } from '../../source/store/database.js';
 import { createDeliveryStore } from '../../source/store/webhook-deliveries.js';
 import { startGatedModel } from '../fixtures/gated-model.js';
-import { startCli, type RunningCli } from '../helpers/cli.js';
+import { gatewayChild } from '../helpers/cli.js';
 import { tempHome } from '../helpers/temp-home.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
 
@@ -15,16 +15,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function gatewayChild(root: string): RunningCli {
-  const child = startCli(['--home', root, 'gateway']);
-  cleanups.push(async () => {
-    if (child.child.exitCode === null && child.child.signalCode === null) {
-      child.child.kill('SIGKILL');
-      await child.exited;
-    }
-  });
-  return child;
-}
 
 describe('durable run queue across kill -9 of the gateway process', () => {
   it('resumes queued and running deliveries after a SIGKILL; each accepted delivery completes exactly once', async () => {
@@ -37,7 +27,7 @@ describe('durable run queue across kill -9 of the gateway process', () => {
     fs.mkdirSync(home.root, { recursive: true });
     fs.writeFileSync(home.configFile, JSON.stringify(config), { mode: 0o600 });
 
-    const first = gatewayChild(home.root);
+    const first = gatewayChild(home.root, cleanups);
     const url = /Webhook listener on (http:\/\/\S+)/.exec(await first.waitFor(/Webhook listener on http:\/\/\S+ /, 30_000))![1]!;
     const ids: string[] = [];
     for (let n = 1; n <= 4; n++) {
@@ -58,7 +48,7 @@ describe('durable run queue across kill -9 of the gateway process', () => {
     expect(exit.code).toBeNull();
     model.setMode('answer');
 
-    const second = gatewayChild(home.root);
+    const second = gatewayChild(home.root, cleanups);
     await second.waitFor('Webhook listener on', 30_000);
     await waitUntil(() => ids.every((id) => deliveries.findByDeliveryId(id)!.state === 'delivered'), 30_000, 'every delivery after the restart');
     second.child.kill('SIGTERM');
