@@ -65,8 +65,15 @@ export function connectionLost(error: unknown): boolean {
   return false;
 }
 
-/** A failed call, naming the server, the tool and (for a timeout) the setting to change. */
-export function callErrorMessage(server: Pick<ResolvedMcpServer, 'name' | 'timeoutMs'>, label: string, error: unknown): string {
+/**
+ * A failed call, naming the server, the tool and (for a timeout) the setting to change. A call the
+ * caller aborted (its run was cancelled) says so: the SDK reports an abort as a timeout-like error.
+ */
+export function callErrorMessage(server: Pick<ResolvedMcpServer, 'name' | 'timeoutMs'>, label: string, error: unknown, aborted?: AbortSignal): string {
+  if (aborted?.aborted) {
+    const why = aborted.reason instanceof Error ? aborted.reason.message : typeof aborted.reason === 'string' ? aborted.reason : '';
+    return `server ${server.name}: ${label} was cancelled${why && !/aborted/i.test(why) ? `: ${why}` : ' (its run was cancelled)'}`;
+  }
   const code = (error as { code?: unknown }).code;
   if (code === 'REQUEST_TIMEOUT' || /timed? ?out/i.test(describeError(error))) {
     return `server ${server.name}: ${label} did not answer within ${server.timeoutMs / 1000} s (mcp_servers.${server.name}.timeout = ${server.timeoutMs / 1000})`;

@@ -271,7 +271,7 @@ export function createMcpConnection(deps: ConnectionDeps) {
           // An HTTP server gone (refused, reset): the call says so, and so does the server's state
           // now, with a reconnect, rather than at the next keepalive minutes later.
           if (connectionLost(error)) drop(current, `${label} failed: ${withoutHtml(describeError(error))}`);
-          throw new McpCallError(callErrorMessage(server, label, error));
+          throw new McpCallError(callErrorMessage(server, label, error, signal));
         }
         // The transport already made its one refresh-and-retry: drop the session until a login.
         if (session === current) {

@@ -63,6 +63,10 @@ describe('stdio servers', () => {
     expect(Buffer.byteLength(big.text)).toBeLessThan(64 * 1024 + 200);
     expect(big.text).toMatch(/\[truncated: the result was 204800 bytes/);
     await expect(call(registry, 'mcp__fx__hang')).rejects.toThrow('server fx: tool hang did not answer within 1 s (mcp_servers.fx.timeout = 1)');
+    // A run cancelled during the call: the call says it was cancelled, not that the server was slow.
+    const cancel = new AbortController();
+    setTimeout(() => cancel.abort(new Error('the operator cancelled run test-run')), 100);
+    await expect(call(registry, 'mcp__fx__hang', {}, toolContext(undefined, cancel.signal))).rejects.toThrow('server fx: tool hang was cancelled: the operator cancelled run test-run');
     await expect(call(registry, 'mcp__fx__crash')).rejects.toThrow(/server fx: tool crash failed/);
     await until(() => states.includes('degraded'), 'degraded');
     await until(() => manager.list()[0]!.status === 'ready' && states.lastIndexOf('ready') > states.indexOf('degraded'), 'reconnected');
