@@ -71,8 +71,11 @@ export function cronCommand(): Command {
     .option('--json', 'machine-readable output')
     .action((ref: string, options: { json?: boolean }, command: Command) => withOperations(command, async ({ operations }) => {
       const { job, timezone } = await operations.jobs.show({ job: ref });
-      if (options.json) return print(JSON.stringify(jobJson(job, timezone), undefined, 2));
+      // A skill removed (or broken) since the job was made: its runs go on without it, and say so.
+      const { warnings } = job.skills.length > 0 ? await operations.skills.check({ names: job.skills }) : { warnings: [] };
+      if (options.json) return print(JSON.stringify({ ...jobJson(job, timezone), ...(warnings.length > 0 ? { skillWarnings: warnings } : {}) }, undefined, 2));
       print(formatJob(job, timezone, homeOf(command).root));
+      for (const warning of warnings) say(`warning: ${warning}; its runs go on without it`);
     }));
 
   cron

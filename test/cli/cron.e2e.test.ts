@@ -101,6 +101,9 @@ describe('switchboard cron', () => {
     expect(edited.stderr).toContain('error: Job hi not changed: skill "nosuch" not found in');
 
     fs.rmSync(path.join(home.skillsDir, 'tone'), { recursive: true });
+    const shown = await cli(home, 'cron', 'show', 'hi');
+    expect(shown.stderr).toContain(`warning: skill "tone" not found (${home.skillsDir}/tone/SKILL.md); its runs go on without it`);
+    expect(JSON.parse((await cli(home, 'cron', 'show', 'hi', '--json')).stdout).skillWarnings).toEqual([`skill "tone" not found (${home.skillsDir}/tone/SKILL.md)`]);
     // An edit that leaves the skills alone is not blocked by the one that went away.
     expect((await cli(home, 'cron', 'edit', 'hi', '--schedule', 'every 2h')).code).toBe(0);
     const run = await cli(home, 'cron', 'run', 'hi');
