@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { followAbort } from '../infra/follow-abort.js';
+import { skillsCheck } from '../agent/skills-check.js';
 import { intakeJournalFile } from '../webhooks/intake-journal.js';
 import { hostname } from 'node:os';
 import { configHash, createMembership, type Membership } from '../cluster/membership.js';
@@ -305,7 +306,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     mcp: mcp.commands,
     webhooks: createWebhookCommands({
       platform: webhooks, events, now, host: config.webhook.host, port: config.webhook.port,
-      values: () => configCommands.current().values, listenerUrl: () => webhookUrl,
+      values: () => configCommands.current().values, listenerUrl: () => webhookUrl, checkSkills: skillsCheck(config.home.skillsDir),
     }),
     config: configCommands,
     runs: {

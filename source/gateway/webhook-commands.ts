@@ -1,3 +1,4 @@
+import type { SkillsCheck } from '../agent/skills-check.js';
 import type { ConfigFile } from '../config/types.js';
 import { ConfigError } from '../config/errors.js';
 import type { DeliveryState } from '../store/webhook-deliveries.js';
@@ -49,11 +50,14 @@ export function createWebhookCommands(deps: {
   values: () => ConfigFile;
   /** The bound listener's URL, null until it listens. */
   listenerUrl: () => string | null;
+  /** Checks the skills a subscription names. */
+  checkSkills?: SkillsCheck;
 }): WebhookCommands {
   const { platform: webhooks, events } = deps;
   const subscriptionDeps = (platform: WebhookPlatform) => ({
     subscriptions: platform.subscriptions, values: deps.values(), host: deps.host, now: deps.now,
     isStaticRoute: (name: string) => platform.routeNames().static.includes(name),
+    ...(deps.checkSkills ? { checkSkills: deps.checkSkills } : {}),
   });
   const disabled = <T>(): SubscriptionResult<T> => ({ ok: false, reason: webhookDisabled, error: new ConfigError('WEBHOOK_DISABLED', webhookDisabled) });
   return {

@@ -1,3 +1,4 @@
+import type { SkillsCheck } from '../agent/skills-check.js';
 import { deliveredOnRetry } from '../delivery/on-retry.js';
 import { lazyCrypto } from '../infra/lazy-builtins.js';
 import { slugify } from '../infra/slug.js';
@@ -20,8 +21,6 @@ export interface JobCommandsDeps {
   exclusive?: Exclusive;
 }
 
-/** Asynchronous: the check reads SKILL.md files with the YAML parser, loaded only when a job names a skill. */
-export type SkillsCheck = (names: string[]) => Promise<Checked<unknown>>;
 
 /** Runs `work` once every earlier piece of work given to it has settled. */
 export type Exclusive = <T>(work: () => Promise<T>) => Promise<T>;

@@ -1,3 +1,4 @@
+import { skillsCheck } from '../agent/skills-check.js';
 import type { Logger } from 'pino';
 import type { RunAgent } from '../agent/types.js';
 import type { ResolvedConfig } from '../config/load.js';
@@ -34,7 +35,7 @@ export function createJobsDomain(deps: JobsDomainDeps) {
     jobs: deps.jobs, ...(deps.externalChanges ? { externalChanges: deps.externalChanges } : {}), ...(deps.announce ? { announce: deps.announce } : {}), logger: deps.logger, ...(deps.events ? { events: deps.events } : {}), ...(deps.now ? { now: deps.now } : {}),
     timezone: cron.timezone, scriptTimeoutMs: cron.scriptTimeoutMs, runAgent: deps.runAgent, deliver: deps.deliver,
     preRun: createPreRunWorkers({ logger: deps.logger, childrenDir: deps.config.home.childrenDir }), checkDeliver: jobDeliverCheck(deps.config.values, deps.config.home.configFile),
-    checkSkills: async (names) => (await import('../agent/skills.js')).checkSkillNames(deps.config.home.skillsDir, names), // with yaml: `cron list` never loads it
+    checkSkills: skillsCheck(deps.config.home.skillsDir),
   });
   return { cron, scheduler, jobs: createJobsCore(scheduler, cron.scriptsDir, cron.timezone) };
 }

@@ -2,6 +2,7 @@ import { generateSecret } from '../config/default-config.js';
 import { ConfigError } from '../config/errors.js';
 import type { ConfigFile } from '../config/types.js';
 import { slugify } from '../infra/slug.js';
+import type { SkillsCheck } from '../agent/skills-check.js';
 import type { SubscriptionBackend } from '../store/async-domains.js';
 import type { Subscription } from '../store/webhook-subscriptions.js';
 import { checkSecretChoice, checkTarget, commaList, extraPairs, subscriptionName } from './subscription-input.js';
@@ -41,6 +42,8 @@ export interface SubscriptionDeps {
   host: string;
   isStaticRoute: (name: string) => boolean;
   now: () => number;
+  /** Checks the skills a request names (as jobs do); without it any skill name is taken. */
+  checkSkills?: SkillsCheck;
 }
 
 /** Creates or updates a dynamic route (spec 2.8) with the same rules for every front end. */
@@ -55,12 +58,18 @@ export function subscribeWebhook(deps: SubscriptionDeps, request: SubscribeReque
     const deliverExtra = request.deliverExtra && request.deliverExtra.length > 0 ? extraPairs(request.deliverExtra) : previous?.deliverExtra ?? {};
     checkTarget(deliver, deliverExtra, deps.values);
     checkSecretChoice(request.secret, deps.host);
+    // Only skills this request gives: one removed since is each run's warning, not a reason to refuse other changes.
+    const skills = request.skills !== undefined ? commaList(request.skills) : undefined;
+    if (skills && skills.length > 0 && deps.checkSkills) {
+      const checked = await deps.checkSkills(skills);
+      if (!checked.ok) throw new ConfigError('UNKNOWN_SKILL', `--skills: ${checked.reason}`, 'Add the skill under the home\'s skills/ folder first, or leave it out.');
+    }
     const { subscription, created } = await deps.subscriptions.save({
       name,
       secret: request.secret,
       events: request.events !== undefined ? commaList(request.events) : previous?.events ?? [],
       prompt: request.prompt ?? previous?.prompt ?? null,
-      skills: request.skills !== undefined ? commaList(request.skills) : previous?.skills ?? [],
+      skills: skills ?? previous?.skills ?? [],
       deliver,
       deliverExtra,
       description: request.description ?? previous?.description ?? null,

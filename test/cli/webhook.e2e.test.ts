@@ -50,6 +50,8 @@ describe('switchboard webhook', () => {
     expect([disabled.code, disabled.stderr]).toEqual([1, expect.stringContaining('--deliver "telegram:42": platforms.telegram is not enabled')]);
     const noRepo = await cli(home, 'webhook', 'subscribe', 'x', '--deliver', 'github_comment');
     expect(noRepo.stderr).toContain('github_comment needs deliver_extra.repo');
+    const noSkill = await cli(home, 'webhook', 'subscribe', 'x', '--skills', 'nosuch');
+    expect([noSkill.code, noSkill.stderr]).toEqual([1, expect.stringContaining('--skills: skill "nosuch" not found: no skill is installed in')]);
     const later = await cli(home, 'webhook', 'subscribe', 'x', '--deliver', 'github_comment', '--deliver-extra', 'repo={repository.full_name}', '--deliver-extra', 'pr_number={number}');
     expect(later.code).toBe(0);
     const shadowed = await cli(home, 'webhook', 'subscribe', 'demo');
