@@ -17,7 +17,8 @@ describe('a gateway on a home that was a cluster node', () => {
     const output = await cli.waitFor('Control channel listening', 30_000);
     expect(output).toContain('This home was cluster node vm-1234abcd, but no database URL is set');
     expect(output).toContain(`delete ${path.join(home.root, 'node-id')}`);
-    await waitUntil(() => fs.readFileSync(home.gatewayLog, 'utf8').includes('This home was cluster node vm-1234abcd'), 10_000, 'the warning in gateway.log');
+    // gateway.log is opened asynchronously: it may not exist yet when the console line is out.
+    await waitUntil(() => fs.existsSync(home.gatewayLog) && fs.readFileSync(home.gatewayLog, 'utf8').includes('This home was cluster node vm-1234abcd'), 10_000, 'the warning in gateway.log');
   });
 
   it('says nothing of the kind on a home that never was one', async () => {
