@@ -95,3 +95,10 @@ export function gatewayChild(root: string, cleanups: Array<() => Promise<void> |
   });
   return child;
 }
+
+/** gatewayChild, once its webhook listener is up: the child and the listener's URL. */
+export async function startedGateway(root: string, cleanups: Array<() => Promise<void> | void>): Promise<{ gateway: RunningCli; url: string }> {
+  const gateway = gatewayChild(root, cleanups);
+  const url = /Webhook listener on (http:\/\/\S+)/.exec(await gateway.waitFor(/Webhook listener on http:\/\/\S+ /, 30_000))![1]!;
+  return { gateway, url };
+}

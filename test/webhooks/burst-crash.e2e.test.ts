@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../source/config/default-config.js';
 import { openStore } from '../../source/store/database.js';
-import { gatewayChild } from '../helpers/cli.js';
-import { tempHome } from '../helpers/temp-home.js';
+import { gatewayChild, startedGateway } from '../helpers/cli.js';
+import { preparedHome } from '../helpers/host.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -28,14 +26,10 @@ async function post(url: string, n: number): Promise<string | undefined> {
 
 describe('a burst of webhooks and a kill -9 of the gateway (the intake journal)', () => {
   it('every webhook answered 202 is in state.db once after the restart and runs once; what the journal held is queued at start', { timeout: 120_000 }, async () => {
-    const home = tempHome();
-    const config = defaultConfig(); // dry-run model
-    config.platforms!.webhook!.extra = { host: '127.0.0.1', port: 0, rate_limit: 1_000_000, routes: { r: { secret: SECRET, prompt: 'job {n}', deliver: 'log' } } };
-    fs.mkdirSync(home.root, { recursive: true });
-    fs.writeFileSync(home.configFile, JSON.stringify(config), { mode: 0o600 });
-
-    const first = gatewayChild(home.root, cleanups);
-    const url = /Webhook listener on (http:\/\/\S+)/.exec(await first.waitFor(/Webhook listener on http:\/\/\S+ /, 30_000))![1]!;
+    const home = preparedHome((config) => { // dry-run model
+      config.platforms!.webhook!.extra = { host: '127.0.0.1', port: 0, rate_limit: 1_000_000, routes: { r: { secret: SECRET, prompt: 'job {n}', deliver: 'log' } } };
+    });
+    const { gateway: first, url } = await startedGateway(home.root, cleanups);
     // Waves of 100 at once, back to back (the journal moves into state.db only after 100 ms without
     // a burst); the gateway is killed in the middle of the fifth.
     const accepted: string[] = [];

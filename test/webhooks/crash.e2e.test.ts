@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../source/config/default-config.js';
 import { openStore } from '../../source/store/database.js';
 import { createDeliveryStore } from '../../source/store/webhook-deliveries.js';
 import { startGatedModel } from '../fixtures/gated-model.js';
-import { gatewayChild } from '../helpers/cli.js';
-import { tempHome } from '../helpers/temp-home.js';
+import { gatewayChild, startedGateway } from '../helpers/cli.js';
+import { preparedHome } from '../helpers/host.js';
 import { githubHeaders, SECRET, waitUntil } from '../helpers/webhooks.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -20,15 +19,11 @@ describe('durable run queue across kill -9 of the gateway process', () => {
   it('resumes queued and running deliveries after a SIGKILL; each accepted delivery completes exactly once', async () => {
     const model = await startGatedModel((prompt) => `done ${prompt}`);
     cleanups.push(() => model.close());
-    const home = tempHome();
-    const config = defaultConfig();
-    config.model = { provider: 'openai-compatible', base_url: model.url, name: 'gated-1' };
-    config.platforms!.webhook!.extra = { host: '127.0.0.1', port: 0, max_concurrent_runs: 1, routes: { r: { secret: SECRET, prompt: 'job {n}', deliver: 'local' } } };
-    fs.mkdirSync(home.root, { recursive: true });
-    fs.writeFileSync(home.configFile, JSON.stringify(config), { mode: 0o600 });
-
-    const first = gatewayChild(home.root, cleanups);
-    const url = /Webhook listener on (http:\/\/\S+)/.exec(await first.waitFor(/Webhook listener on http:\/\/\S+ /, 30_000))![1]!;
+    const home = preparedHome((config) => {
+      config.model = { provider: 'openai-compatible', base_url: model.url, name: 'gated-1' };
+      config.platforms!.webhook!.extra = { host: '127.0.0.1', port: 0, max_concurrent_runs: 1, routes: { r: { secret: SECRET, prompt: 'job {n}', deliver: 'local' } } };
+    });
+    const { gateway: first, url } = await startedGateway(home.root, cleanups);
     const ids: string[] = [];
     for (let n = 1; n <= 4; n++) {
       const body = JSON.stringify({ n });
