@@ -282,4 +282,3 @@ const noJournal: IntakeJournal = {
   close: () => {},
 };
 
-export type BurstIntake = ReturnType<typeof createBurstIntake>;
