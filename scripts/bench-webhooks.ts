@@ -18,14 +18,14 @@
 // and the listener both write a profile per round (both carry the profiler's cost). `--memory-only`
 // / `--latency-only`: phase 4 / phase 3 only. Phases 3 and 4 run `--fixed-rounds N` times; with
 // `--baseline DIR` (another checkout's built dist/) each round runs that build, then this one. `--smaps`: prints where the peak's RSS lives (stderr).
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
+import { startFloor, stopFloor } from './bench-floor.js';
 import { pacedLoad, percentile } from './paced-load.js';
 import {
-  BENCH_SECRET, benchArgs, benchConfig, benchPacedRequest, cliPath, benchRequests, formatSpread, loadAverage, peakRssMb, report, repoRoot, requireBuild, rssMb, spread, startGatewayProcess, waitFor, type BenchRow,
+  benchArgs, benchConfig, benchPacedRequest, cliPath, benchRequests, formatSpread, loadAverage, peakRssMb, report, repoRoot, requireBuild, rssMb, spread, startGatewayProcess, waitFor, type BenchRow,
 } from './bench-lib.js';
 
 const args = benchArgs();
@@ -44,45 +44,6 @@ const fixedRounds = args.number('fixed-rounds', 1, 1);
 const baselineDir = args.text('baseline');
 const showSmaps = args.flag('smaps');
 requireBuild();
-
-/**
- * The floor: raw body, HMAC check with timingSafeEqual, 202. Nothing else. Run like the listener: a
- * fresh process each round, no NODE_OPTIONS, the same extra node flags (--cpu-prof: both profiled),
- * Fastify's default server options (keep-alive, timeouts, body limit) as the listener has them.
- */
-const floorChild = `
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import Fastify from 'fastify';
-process.on('SIGTERM', () => process.exit(0)); // a clean exit writes the --cpu-prof profile
-const app = Fastify({ logger: false });
-app.register(async (scope) => {
-  scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  scope.post('/webhooks/:name', async (request, reply) => {
-    const given = Buffer.from(String(request.headers['x-hub-signature-256'] ?? ''));
-    const expected = Buffer.from('sha256=' + createHmac('sha256', ${JSON.stringify(BENCH_SECRET)}).update(request.body).digest('hex'));
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return reply.code(401).send({ error: 'Invalid signature' });
-    return reply.code(202).send({ status: 'accepted' });
-  });
-});
-await app.listen({ host: '127.0.0.1', port: 0 });
-process.stdout.write('URL http://127.0.0.1:' + app.server.address().port + '\\n');
-`;
-
-function startFloor(nodeArgs: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.NODE_OPTIONS; // as for the listener (startGatewayProcess)
-  const child = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', floorChild], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk;
-      const url = /^URL (\S+)$/m.exec(out)?.[1];
-      if (url) resolve({ child, url });
-    });
-    child.once('exit', (code) => reject(new Error(`the floor server exited (${code}) before listening`)));
-  });
-}
 
 const load = (url: string, options: { duration: number; connections: number; overallRate?: number }) =>
   autocannon({ url: `${url}/webhooks/bench`, duration: options.duration, connections: options.connections, ...(options.overallRate ? { overallRate: options.overallRate } : {}), requests: benchRequests() });
@@ -111,13 +72,6 @@ function busy(count: number): Worker[] {
   return Array.from({ length: count }, () => new Worker('for (;;) {}', { eval: true }));
 }
 
-/** Stops the floor; with --cpu-prof, cleanly (the profile is written on exit). */
-async function stopFloor(floor: { child: ChildProcess }): Promise<void> {
-  const exited = new Promise<void>((resolve) => floor.child.once('exit', () => resolve()));
-  if (floor.child.exitCode === null && floor.child.signalCode === null) floor.child.kill(profileDir ? 'SIGTERM' : 'SIGKILL');
-  await exited;
-}
-
 /** Alternating rounds: a fresh floor then a fresh listener, each warmed up alike; accepted req/s of each and their ratio. */
 async function intakeRounds(label: string): Promise<BenchRow[]> {
   const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
@@ -133,7 +87,7 @@ async function intakeRounds(label: string): Promise<BenchRow[]> {
       floorRates.push(floorRound.rate);
       floorCpu.push(floorRound.cpuUs);
     } finally {
-      await stopFloor(floor);
+      await stopFloor(floor, !!profileDir);
     }
     const listener = await startGatewayProcess(benchConfig(), nodeArgs);
     try {

@@ -12,11 +12,50 @@ export function readProfile(file: string): Profile {
   return JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
 }
 
-/** Sampled µs per node id (the time each node was the top of the stack). */
-export function selfTimes(profile: Profile): Map<number, number> {
+/** A span of a profile's clock (µs, V8's monotonic timestamps: threads of one process share it). */
+export interface Window { fromUs: number; toUs: number }
+
+/** Sampled µs per node id (the time each node was the top of the stack), within `window` if given. */
+export function selfTimes(profile: Profile, window?: Window): Map<number, number> {
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, index) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  let at = profile.startTime;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    at += delta;
+    if (window && (at < window.fromUs || at > window.toUs)) return;
+    selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
+  });
   return selfUs;
+}
+
+/**
+ * The `seconds`-long span with the most non-idle samples: a benchmark's measured round, without the
+ * start-up before it or the stop after it.
+ */
+export function busiestWindow(profile: Profile, seconds: number): Window {
+  const idle = new Set(profile.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id));
+  const times: number[] = [];
+  const busy: number[] = [];
+  let at = profile.startTime;
+  profile.samples.forEach((id, index) => {
+    at += profile.timeDeltas[index] ?? 0;
+    times.push(at);
+    busy.push(idle.has(id) ? 0 : (profile.timeDeltas[index] ?? 0));
+  });
+  const spanUs = seconds * 1e6;
+  let best = { fromUs: profile.startTime, toUs: profile.startTime + spanUs };
+  let bestBusy = -1;
+  let sum = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end++) {
+    sum += busy[end]!;
+    while (times[end]! - times[start]! > spanUs) sum -= busy[start++]!;
+    if (sum > bestBusy) {
+      bestBusy = sum;
+      best = { fromUs: times[start]!, toUs: times[start]! + spanUs };
+    }
+  }
+  return best;
 }
 
 /** Where a frame's code lives: a package under node_modules, a project file, node's own, or V8's. */

@@ -208,6 +208,8 @@ export function createBurstIntake(deps: BurstIntakeDeps) {
       if (dedupWindowMs !== undefined && kind === 'accepted') seen.add(row.route, row.deliveryId);
       return { kind, committed: commitOf() };
     },
+    /** Whether a burst turn came within the last 100 ms (the run queue then holds runs back: flood-gate.ts). */
+    bursting: (): boolean => performance.now() - lastBurstAtMs < QUIET_MS,
     /** Deliveries accepted into the journal and not yet in state.db (counted as queued). */
     waiting: (): number => waiting,
     /** The run queue found nothing queued: give it some of the journal's deliveries now. */

@@ -9,11 +9,17 @@ export interface FloodGateOptions {
   /** Event-loop utilisation since `previous` (performance.eventLoopUtilization); injectable for tests. */
   utilization?: (previous?: EventLoopUtilization) => EventLoopUtilization;
   now?: () => number;
+  /**
+   * Whether the intake sees a burst now (several webhooks in one event-loop turn: burst-intake.ts).
+   * A burst is a flood however busy the loop looks: on a machine short of CPU the loop waits for its
+   * turn on a CPU as often as for work, and its utilisation stays under the threshold.
+   */
+  bursting?: () => boolean;
 }
 
 /**
  * Intake first under a flood. When webhooks arrived during the last window and the event loop was
- * saturated, the run queue starts at most one run per window: every 202 waits on the event loop, a
+ * saturated (or the intake saw a burst), the run queue starts at most one run per window: every 202 waits on the event loop, a
  * run does not (the queue is durable), and dry-run or tool-heavy runs are CPU the intake would
  * otherwise share. Runs that drain a backlog with no webhooks arriving are never held back, and at a
  * steady rate (the loop not saturated) nothing changes.
@@ -25,11 +31,12 @@ export function createFloodGate(options: FloodGateOptions = {}) {
   let arrivals = 0;
   let flooded = false;
   let lastStartAt = -Infinity;
+  const bursting = options.bursting ?? (() => false);
 
   const judge = (): boolean => {
     const spent = utilization(windowStart);
     if (spent.idle + spent.active >= WINDOW_MS) {
-      flooded = arrivals > 0 && spent.utilization > SATURATED;
+      flooded = arrivals > 0 && (spent.utilization > SATURATED || bursting());
       windowStart = utilization();
       arrivals = 0;
     }

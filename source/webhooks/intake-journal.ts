@@ -2,13 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { NewDelivery } from '../store/webhook-deliveries.js';
+import { headerBytesAtMost, readHeader, writeHeader } from './journal-header.js';
 
 /**
  * The intake journal: an append-only file of accepted deliveries not yet in state.db (see
  * burst-intake.ts for when it is used). One frame per delivery:
  *
  *   u32 length of the payload | u32 CRC-32 of the payload | payload
- *   payload = u32 length of the header | header (JSON: every field but the body) | body bytes
+ *   payload = u32 length of the header | header (journal-header.ts: every field but the body) | body bytes
  *
  * Frames are written at `end` (positional writes, one per event-loop turn), so a write that failed
  * part-way (a full disk) is overwritten by the next one; after a crash, reading stops at the first
@@ -30,9 +31,8 @@ export interface IntakeJournal {
   close(): void;
 }
 
-type Header = Omit<NewDelivery, 'body'>;
 const FRAME_HEAD = 8;
-/** Frame heads and headers of many deliveries share one allocation (a new one when it is full). */
+/** A turn's frames share one allocation (a new one when it is full), reused once they are written. */
 const SLAB_BYTES = 256 * 1024;
 
 /** The journal lives beside state.db (the same disk, the same directory's permissions). */
@@ -44,25 +44,25 @@ export function openIntakeJournal(file: string): IntakeJournal {
   const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
   fs.fchmodSync(fd, 0o600); // webhook bodies, as in state.db
   let end = intactLength(fd);
-  let frames: Uint8Array[] = [];
+  /** This turn's frames, whole and one after another in the slab (earlier slabs' parts in `filled`). */
   let slab = Buffer.allocUnsafe(SLAB_BYTES);
   let slabUsed = 0;
+  let filled: Uint8Array[] = [];
   /** Bytes appended this turn, not yet written. */
   let buffered = 0;
   let flush: { done: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | undefined;
 
   const write = () => {
     const pending = flush!;
-    const buffers = frames;
+    const buffers = [...filled, slab.subarray(0, slabUsed)];
+    const size = buffered;
     flush = undefined;
-    frames = [];
+    filled = [];
     // Written synchronously below (or dropped): the slab is free again for the next turn.
     slabUsed = 0;
     buffered = 0;
     try {
       let written = 0;
-      let size = 0;
-      for (const buffer of buffers) size += buffer.length;
       // writev may write part of the list; the rest follows from where it stopped.
       while (written < size) written += fs.writevSync(fd, written === 0 ? buffers : remaining(buffers, written), end + written);
       end += size;
@@ -74,23 +74,24 @@ export function openIntakeJournal(file: string): IntakeJournal {
 
   return {
     append(row) {
-      const { body, ...header } = row;
-      const json = JSON.stringify(header);
-      // Frame head, header length and header go into this turn's slab (no buffer per delivery); the body is written as it came.
-      const most = FRAME_HEAD + 4 + json.length * 3;
+      const { body } = row;
+      // The whole frame goes into this turn's slab (one checksum, one buffer to write); a new slab when it is full.
+      const most = FRAME_HEAD + 4 + headerBytesAtMost(row) + body.length;
       if (slabUsed + most > slab.length) {
+        if (slabUsed > 0) filled.push(slab.subarray(0, slabUsed));
         slab = Buffer.allocUnsafe(Math.max(SLAB_BYTES, most));
         slabUsed = 0;
       }
       const at = slabUsed;
-      const headLength = slab.write(json, at + FRAME_HEAD + 4);
-      slab.writeUInt32LE(headLength, at + FRAME_HEAD);
-      const head = slab.subarray(at + FRAME_HEAD, at + FRAME_HEAD + 4 + headLength);
-      slab.writeUInt32LE(4 + headLength + body.length, at);
-      slab.writeUInt32LE(crc32(body, crc32(head)), at + 4);
-      slabUsed = at + FRAME_HEAD + 4 + headLength;
-      frames.push(slab.subarray(at, slabUsed), body);
-      buffered += FRAME_HEAD + 4 + headLength + body.length;
+      const headerAt = at + FRAME_HEAD + 4;
+      const headerEnd = writeHeader(slab, headerAt, row);
+      slab.writeUInt32LE(headerEnd - headerAt, at + FRAME_HEAD);
+      slab.set(body, headerEnd);
+      const frameEnd = headerEnd + body.length;
+      slab.writeUInt32LE(frameEnd - at - FRAME_HEAD, at);
+      slab.writeUInt32LE(crc32(slab.subarray(at + FRAME_HEAD, frameEnd)), at + 4);
+      slabUsed = frameEnd;
+      buffered += frameEnd - at;
       if (!flush) {
         let resolve!: () => void;
         let reject!: (error: unknown) => void;
@@ -153,7 +154,7 @@ function readFrame(fd: number, at: number, limit: number): { row: NewDelivery; n
   const headerLength = payload.readUInt32LE(0);
   if (4 + headerLength > length) return undefined;
   try {
-    const header = JSON.parse(payload.toString('utf8', 4, 4 + headerLength)) as Header;
+    const header = readHeader(payload, 4, 4 + headerLength);
     return { row: { ...header, body: payload.subarray(4 + headerLength) }, next: at + FRAME_HEAD + length };
   } catch {
     return undefined;

@@ -63,7 +63,7 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
       return rows.length > 0 || !burst.feedQueue(Math.max(limit, 16)) ? rows : deliveries.claimQueued(nowMs, limit);
     },
   } : deliveries;
-  const queue = createRunQueue({ deliveries: queued, runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs, earlierSend: deps.earlierSend });
+  const queue = createRunQueue({ deliveries: queued, runAgent: deps.runAgent, deliver: deps.deliver, maxConcurrentRuns: settings.maxConcurrentRuns, logger, events: deps.events, now, pollMs: deps.pollMs, earlierSend: deps.earlierSend, ...(burst ? { bursting: burst.bursting } : {}) });
 
   // Static routes change when the console applies a config change (config commands); listener settings do not.
   let staticRoutes = settings.routes;

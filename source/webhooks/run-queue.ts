@@ -24,6 +24,8 @@ export interface RunQueueDeps {
   pollMs?: number;
   /** A send of this delivery's output that arrived or may have before a crash (output_deliveries), if any. */
   earlierSend?: (route: string, deliveryId: string, sinceMs: number, seq: number) => Promise<EarlierSend | undefined>;
+  /** Whether the intake sees a burst now (flood-gate.ts). */
+  bursting?: () => boolean;
 }
 
 /** The system text of every webhook run: the payload is the sender's data, never instructions. */
@@ -46,7 +48,7 @@ export function untrustedPayloadNotice(delivery: Pick<DeliveryRecord, 'route' | 
 export function createRunQueue(deps: RunQueueDeps) {
   const active = new Map<number, { controller: AbortController; done: Promise<void> }>();
   // Holds run starts back while webhooks flood in (source/webhooks/flood-gate.ts).
-  const gate = createFloodGate();
+  const gate = createFloodGate(deps.bursting ? { bursting: deps.bursting } : {});
   let stopping = true;
   let timer: NodeJS.Timeout | undefined;
   let heldBack: NodeJS.Timeout | undefined;

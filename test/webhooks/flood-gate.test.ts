@@ -56,4 +56,22 @@ describe('flood gate', () => {
       drainGate.started();
     }
   });
+
+  it('counts a burst at the intake as a flood when the loop is not saturated (a machine short of CPU)', () => {
+    const loop = fakeLoop();
+    let bursting = true;
+    const gate = createFloodGate({ ...loop, bursting: () => bursting });
+    for (let i = 0; i < 50; i += 1) gate.arrival();
+    loop.spend(100, 0.6); // the loop waits for a CPU as often as for work
+    expect(gate.flooded()).toBe(true);
+    gate.started();
+    gate.arrival();
+    loop.spend(30, 0.6);
+    expect(gate.mayStartRun()).toBe(false);
+
+    bursting = false; // the burst is over: the next window judges by the loop alone again
+    loop.spend(100, 0.6);
+    expect(gate.flooded()).toBe(false);
+    expect(gate.mayStartRun()).toBe(true);
+  });
 });

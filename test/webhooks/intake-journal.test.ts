@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openIntakeJournal } from '../../source/webhooks/intake-journal.js';
 import type { NewDelivery } from '../../source/store/webhook-deliveries.js';
@@ -72,6 +73,38 @@ describe('the intake journal', () => {
     cleanups.push(() => reopened.close());
     expect(reopened.end).toBe(second);
     expect(reopened.read(0, 10).rows.map((r) => r.deliveryId)).toEqual(['id-1']);
+  });
+
+  it('keeps every field: non-ASCII text, headers, skills, deliver_extra, a replay, and a body larger than a slab among small ones', async () => {
+    const journal = openIntakeJournal(tempFile());
+    cleanups.push(() => journal.close());
+    const full: NewDelivery = {
+      ...row(1), route: 'gh-ü', deliveryId: 'id-😀', prompt: 'Überprüfe PR „42“ — 🚀', headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'user-agent': 'GitHub-Hookshot/ä' },
+      skills: ['review', 'triage'], target: 'telegram:42', targetExtra: { chat: 'ops', silent: true, thread: 7 }, replayOf: 'id-0',
+    };
+    const large = row(2, Buffer.alloc(300 * 1024, 0x61));
+    await Promise.all([journal.append(full), journal.append(large), journal.append(row(3))]);
+    const { rows } = journal.read(0, 10);
+    expect(rows[0]).toEqual({ ...full, body: expect.anything() });
+    expect(Buffer.from(rows[0]!.body).equals(Buffer.from(full.body))).toBe(true);
+    expect(Buffer.from(rows[1]!.body).equals(Buffer.from(large.body))).toBe(true);
+    expect(rows.map((r) => r.deliveryId)).toEqual(['id-😀', 'id-2', 'id-3']);
+  });
+
+  it('reads frames an earlier version wrote (the header as JSON): a journal left by a crash survives an upgrade', async () => {
+    const file = tempFile();
+    const { body, ...header } = row(1);
+    const json = Buffer.from(JSON.stringify(header));
+    const payload = Buffer.concat([Buffer.alloc(4), json, body]);
+    payload.writeUInt32LE(json.length, 0);
+    const head = Buffer.alloc(8);
+    head.writeUInt32LE(payload.length, 0);
+    head.writeUInt32LE(crc32(payload), 4);
+    fs.writeFileSync(file, Buffer.concat([head, payload]), { mode: 0o600 });
+    const journal = openIntakeJournal(file);
+    cleanups.push(() => journal.close());
+    await journal.append(row(2));
+    expect(journal.read(0, 10).rows.map((r) => ({ ...r, body: Buffer.from(r.body).toString() }))).toEqual([row(1), row(2)].map((r) => ({ ...r, body: Buffer.from(r.body).toString() })));
   });
 
   it('truncate empties it; offsets start again at 0', async () => {
