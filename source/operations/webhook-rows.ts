@@ -21,19 +21,43 @@ export interface WebhookRow {
 
 export const MAX_WEBHOOK_ROWS = 500;
 
+type Outcome = WebhookRow['outcome'];
+
 /**
- * The last `capacity` webhook requests, newest first. A circular buffer with an index of the
- * accepted rows by route and delivery id: a request, a run start or a run end costs the same with
- * 500 rows as with 5 (it was a shift of the whole array and a scan per event). `rows()` hands out an
- * immutable copy, made once per change, when the console model rebuilds its state (at most ~30
- * times a second). Run events update the accepted row of their delivery; a replay has no request of
- * its own, so its run start adds a row.
+ * The last `capacity` webhook requests, newest first. A circular buffer kept as columns (one array
+ * per field, a slot per row) with an index of the accepted rows by delivery id: a request, a run
+ * start or a run end costs the same with 500 rows as with 5, and a request allocates no row object.
+ * Under a flood a row lives for 500 requests, long enough to be promoted to V8's old generation:
+ * an object per row (and its index key) was most of what the intake promoted and so most of its
+ * full garbage collections. `rows()` builds the row objects when asked (the console's model, at
+ * most ~30 times a second; the gateway's snapshot), reusing those of rows that did not change. Run
+ * events update the accepted row of their delivery; a replay has no request of its own, so its run
+ * start adds a row.
  */
 export function createWebhookRing(capacity = MAX_WEBHOOK_ROWS, initial: readonly WebhookRow[] = []) {
-  const slots: Array<WebhookRow | undefined> = new Array<WebhookRow | undefined>(capacity);
+  const atMs = new Float64Array(capacity);
+  const status = new Uint16Array(capacity);
+  const routes = new Array<string>(capacity);
+  const events = new Array<string>(capacity);
+  const deliveryIds = new Array<string>(capacity);
+  const outcomes = new Array<Outcome>(capacity);
+  const reasons = new Array<string | undefined>(capacity);
+  const runStates = new Array<WebhookRow['runState']>(capacity);
+  const runStatuses = new Array<WebhookRow['runStatus']>(capacity);
+  const deliveries = new Array<WebhookRow['delivery']>(capacity);
+  const nodes = new Array<string | undefined>(capacity);
+  const runNodes = new Array<string | undefined>(capacity);
+  /** Keys of rows seeded from a gateway's snapshot (theirs are kept); this ring's own are made of their number. */
+  const seededKeys = new Array<string | undefined>(capacity);
+  /** Row objects `rows()` made, until their slot changes. */
+  const made = new Array<WebhookRow | undefined>(capacity);
   /** Rows ever added: the newest row's number is `added`, and it sits in slot `added % capacity`. */
   let added = 0;
-  /** The newest accepted or replayed row of each route and delivery id, by its number. */
+  /**
+   * The newest accepted or replayed row of each delivery id, by its number. Keyed by the id alone
+   * (the string the row keeps: no key built per request); a row of the same id on another route is
+   * found by a scan (delivery ids are unique per sender, so that is rare).
+   */
   const accepted = new Map<string, number>();
   /**
    * Rows added by a run event before their request was seen (by number). In cluster mode another
@@ -43,71 +67,116 @@ export function createWebhookRing(capacity = MAX_WEBHOOK_ROWS, initial: readonly
   const awaitingRequest = new Set<number>();
   let copy: readonly WebhookRow[] = [];
   let dirty = true;
-  let counter = 0;
-  // Rows seeded from a gateway's snapshot keep its keys: this ring's own keys must not collide with them.
+  // Rows seeded from a gateway's snapshot keep their keys: this ring's own keys must not collide with them.
   const prefix = `w${Math.random().toString(36).slice(2, 7)}-`;
-  const keyOf = (route: string, deliveryId: string) => `${route}\u0000${deliveryId}`;
-  const runnable = (row: WebhookRow) => row.outcome === 'accepted' || row.outcome === 'replay';
+  const runnable = (outcome: Outcome) => outcome === 'accepted' || outcome === 'replay';
 
-  const add = (row: WebhookRow): void => {
+  /** The number of the newest runnable row of `route` and `deliveryId` still in the ring. */
+  const find = (route: string, deliveryId: string): number | undefined => {
+    const newest = accepted.get(deliveryId);
+    if (newest === undefined || routes[newest % capacity] === route) return newest;
+    for (let number = newest - 1; number > added - capacity && number > 0; number -= 1) {
+      const slot = number % capacity;
+      if (deliveryIds[slot] === deliveryId && routes[slot] === route && runnable(outcomes[slot]!)) return number;
+    }
+    return undefined;
+  };
+
+  /** Adds a row (its run fields empty); returns its slot. Strings equal to the last row's are stored as that one's (one copy per route and event). */
+  const add = (row: Pick<WebhookRow, 'atMs' | 'route' | 'event' | 'deliveryId' | 'outcome' | 'status' | 'reason' | 'node'>, key?: string): number => {
+    const previous = added % capacity;
     added += 1;
     const slot = added % capacity;
-    const evicted = slots[slot];
     awaitingRequest.delete(added - capacity);
-    if (evicted && runnable(evicted)) {
-      const key = keyOf(evicted.route, evicted.deliveryId);
-      if (accepted.get(key) === added - capacity) accepted.delete(key);
-    }
-    slots[slot] = row;
-    if (runnable(row)) accepted.set(keyOf(row.route, row.deliveryId), added);
+    if (added > capacity && runnable(outcomes[slot]!) && accepted.get(deliveryIds[slot]!) === added - capacity) accepted.delete(deliveryIds[slot]!);
+    atMs[slot] = row.atMs;
+    status[slot] = row.status;
+    routes[slot] = routes[previous] === row.route ? routes[previous]! : row.route;
+    events[slot] = events[previous] === row.event ? events[previous]! : row.event;
+    deliveryIds[slot] = row.deliveryId;
+    outcomes[slot] = row.outcome;
+    reasons[slot] = row.reason;
+    nodes[slot] = row.node;
+    runStates[slot] = undefined;
+    runStatuses[slot] = undefined;
+    deliveries[slot] = undefined;
+    runNodes[slot] = undefined;
+    seededKeys[slot] = key;
+    made[slot] = undefined;
+    if (runnable(row.outcome)) accepted.set(row.deliveryId, added);
+    dirty = true;
+    return slot;
+  };
+  const changed = (slot: number) => {
+    made[slot] = undefined;
     dirty = true;
   };
-  const update = (route: string, deliveryId: string, change: Partial<WebhookRow>): boolean => {
-    const number = accepted.get(keyOf(route, deliveryId));
-    if (number === undefined) return false;
-    const slot = number % capacity;
-    slots[slot] = { ...slots[slot]!, ...change };
-    dirty = true;
-    return true;
-  };
-  const push = (row: Omit<WebhookRow, 'key'>) => {
-    counter += 1;
-    add({ ...row, key: `${prefix}${counter}` });
+  const setRun = (slot: number, run: Pick<WebhookRow, 'runState' | 'runStatus' | 'delivery' | 'runNode'>) => {
+    runStates[slot] = run.runState;
+    if ('runStatus' in run) runStatuses[slot] = run.runStatus;
+    if (run.delivery) deliveries[slot] = run.delivery;
+    if (run.runNode) runNodes[slot] = run.runNode;
+    changed(slot);
   };
   /** A row for a run whose request has not been seen here (yet). */
-  const pushForRun = (row: Omit<WebhookRow, 'key'>) => {
-    push(row);
+  const addForRun = (row: Pick<WebhookRow, 'atMs' | 'route' | 'event' | 'deliveryId' | 'outcome'>, run: Pick<WebhookRow, 'runState' | 'runStatus' | 'delivery' | 'runNode'>) => {
+    setRun(add({ ...row, status: 202 }), run);
     if (row.outcome === 'accepted') awaitingRequest.add(added);
   };
-  for (const row of initial.slice(0, capacity).reverse()) add(row);
+  const rowAt = (slot: number, number: number): WebhookRow => {
+    const row: WebhookRow = { key: seededKeys[slot] ?? `${prefix}${number}`, atMs: atMs[slot]!, route: routes[slot]!, event: events[slot]!, deliveryId: deliveryIds[slot]!, outcome: outcomes[slot]!, status: status[slot]! };
+    if (reasons[slot] !== undefined) row.reason = reasons[slot];
+    if (runStates[slot] !== undefined) row.runState = runStates[slot];
+    if (runStatuses[slot] !== undefined) row.runStatus = runStatuses[slot];
+    if (deliveries[slot] !== undefined) row.delivery = deliveries[slot];
+    if (nodes[slot] !== undefined) row.node = nodes[slot];
+    if (runNodes[slot] !== undefined) row.runNode = runNodes[slot];
+    return row;
+  };
+  for (const row of initial.slice(0, capacity).reverse()) {
+    const slot = add(row, row.key);
+    if (row.runState !== undefined || row.runStatus !== undefined || row.delivery || row.runNode) setRun(slot, row);
+  }
 
   return {
     rows(): readonly WebhookRow[] {
       if (dirty) {
         const count = Math.min(added, capacity);
         const rows = new Array<WebhookRow>(count);
-        for (let index = 0; index < count; index += 1) rows[index] = slots[(added - index) % capacity]!;
+        for (let index = 0; index < count; index += 1) {
+          const number = added - index;
+          const slot = number % capacity;
+          rows[index] = made[slot] ??= rowAt(slot, number);
+        }
         copy = rows;
         dirty = false;
       }
       return copy;
     },
     received(record: WebhookRequestRecord): void {
-      const number = record.outcome === 'accepted' ? accepted.get(keyOf(record.route, record.deliveryId)) : undefined;
-      if (number !== undefined && awaitingRequest.delete(number)) {
-        update(record.route, record.deliveryId, { atMs: record.atMs, status: record.status, ...(record.node ? { node: record.node } : {}) });
-        return;
+      if (awaitingRequest.size > 0 && record.outcome === 'accepted') {
+        const number = find(record.route, record.deliveryId);
+        if (number !== undefined && awaitingRequest.delete(number)) {
+          const slot = number % capacity;
+          atMs[slot] = record.atMs;
+          status[slot] = record.status;
+          if (record.node) nodes[slot] = record.node;
+          return changed(slot);
+        }
       }
-      push({ atMs: record.atMs, route: record.route, event: record.event, deliveryId: record.deliveryId, outcome: record.outcome, status: record.status, reason: record.reason, ...(record.node ? { node: record.node } : {}) });
+      add(record);
     },
     runStarted(run: WebhookRunStarted): void {
-      const node = run.node ? { runNode: run.node } : {};
-      if (update(run.route, run.deliveryId, { runState: 'running', ...node })) return;
-      pushForRun({ atMs: run.atMs, route: run.route, event: run.event, deliveryId: run.deliveryId, outcome: run.replayOf ? 'replay' : 'accepted', status: 202, runState: 'running', ...node });
+      const change = { runState: 'running' as const, ...(run.node ? { runNode: run.node } : {}) };
+      const number = find(run.route, run.deliveryId);
+      if (number !== undefined) return setRun(number % capacity, change);
+      addForRun({ atMs: run.atMs, route: run.route, event: run.event, deliveryId: run.deliveryId, outcome: run.replayOf ? 'replay' : 'accepted' }, change);
     },
     completed(done: WebhookCompleted): void {
       const change = { runState: done.state, runStatus: done.runStatus, delivery: done.delivery, ...(done.node ? { runNode: done.node } : {}) };
-      if (!update(done.route, done.deliveryId, change)) pushForRun({ atMs: done.atMs, route: done.route, event: done.event, deliveryId: done.deliveryId, outcome: 'accepted', status: 202, ...change });
+      const number = find(done.route, done.deliveryId);
+      if (number !== undefined) return setRun(number % capacity, change);
+      addForRun({ atMs: done.atMs, route: done.route, event: done.event, deliveryId: done.deliveryId, outcome: 'accepted' }, change);
     },
   };
 }

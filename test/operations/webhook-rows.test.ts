@@ -95,5 +95,12 @@ describe('the webhook rows ring', () => {
     ring.received({ atMs: 1, route: 'a', event: 'e', deliveryId: 'd', outcome: 'accepted', status: 202, latencyMs: 1 });
     expect(ring.rows()).not.toBe(first);
     expect(ring.rows()).toHaveLength(1);
+    // A row that did not change is the same object in the next copy; one that changed is a new one.
+    const [older] = ring.rows();
+    ring.received({ atMs: 2, route: 'a', event: 'e', deliveryId: 'd2', outcome: 'accepted', status: 202, latencyMs: 1 });
+    expect(ring.rows()[1]).toBe(older);
+    ring.runStarted({ seq: 1, route: 'a', event: 'e', deliveryId: 'd', origin: 'o', replayOf: null, atMs: 3 });
+    expect(ring.rows()[1]).not.toBe(older);
+    expect(ring.rows()[1]).toMatchObject({ deliveryId: 'd', runState: 'running', key: older!.key });
   });
 });
