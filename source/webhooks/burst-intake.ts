@@ -17,6 +17,8 @@ import { createWaitingKeys, idempotencyKey } from './waiting-keys.js';
 const BURST_PER_TURN = 4;
 /** How long after the last burst turn the journal's deliveries start moving into state.db. */
 const QUIET_MS = 100;
+/** How long after its last burst turn a burst counts as going on for the run queue (flood-gate.ts). */
+const BURST_GAP_MS = 20;
 /** waitingKeys files keys under 30 bits of their hash: a small integer, never a number object. */
 const SLOT_MASK = 0x3fffffff;
 /** Keys read per turn at start to fill the seen filter. */
@@ -208,8 +210,8 @@ export function createBurstIntake(deps: BurstIntakeDeps) {
       if (dedupWindowMs !== undefined && kind === 'accepted') seen.add(row.route, row.deliveryId);
       return { kind, committed: commitOf() };
     },
-    /** Whether a burst turn came within the last 100 ms (the run queue then holds runs back: flood-gate.ts). */
-    bursting: (): boolean => performance.now() - lastBurstAtMs < QUIET_MS,
+    /** Whether a burst turn came within the last 20 ms (the run queue then holds runs back: flood-gate.ts). */
+    bursting: (): boolean => performance.now() - lastBurstAtMs < BURST_GAP_MS,
     /** Deliveries accepted into the journal and not yet in state.db (counted as queued). */
     waiting: (): number => waiting,
     /** The run queue found nothing queued: give it some of the journal's deliveries now. */

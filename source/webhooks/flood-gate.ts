@@ -2,6 +2,8 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 /** Length of the window the gate judges, and the most a run start is held back under a flood. */
 const WINDOW_MS = 100;
+/** How soon a held-back run start asks again: a burst's end is seen within this (not a whole window later). */
+const RETRY_MS = 20;
 /** Event-loop utilisation above which the process counts as saturated. */
 const SATURATED = 0.9;
 
@@ -29,18 +31,19 @@ export function createFloodGate(options: FloodGateOptions = {}) {
   const now = options.now ?? (() => performance.now());
   let windowStart = utilization();
   let arrivals = 0;
-  let flooded = false;
+  let saturated = false;
   let lastStartAt = -Infinity;
   const bursting = options.bursting ?? (() => false);
 
   const judge = (): boolean => {
     const spent = utilization(windowStart);
     if (spent.idle + spent.active >= WINDOW_MS) {
-      flooded = arrivals > 0 && (spent.utilization > SATURATED || bursting());
+      saturated = arrivals > 0 && spent.utilization > SATURATED;
       windowStart = utilization();
       arrivals = 0;
     }
-    return flooded;
+    // The loop's verdict holds for a window; a burst counts while it lasts (it ends within RETRY_MS of its last turn).
+    return saturated || bursting();
   };
 
   return {
@@ -59,6 +62,8 @@ export function createFloodGate(options: FloodGateOptions = {}) {
       lastStartAt = now();
     },
     /** How long to wait before asking again after a refusal. */
-    retryInMs: WINDOW_MS,
+    retryInMs: RETRY_MS,
   };
 }
+
+export type FloodGate = ReturnType<typeof createFloodGate>;

@@ -54,7 +54,7 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
   const { deliveries, subscriptions, intake } = deps;
   const rateLimiter = deps.rateLimiter ?? createRateLimiter(now);
   // SQLite: accepts into state.db, or into the intake journal while a burst lasts (burst-intake.ts).
-  const burst = intake ? createBurstIntake({ intake, logger, dedupWindowMs: settings.idempotencyTtlMs, now, onMoved: () => queue.notify() }) : undefined;
+  const burst = intake ? createBurstIntake({ intake, logger, dedupWindowMs: settings.idempotencyTtlMs, now, onMoved: () => queue.wake() }) : undefined;
   // The run queue takes journal deliveries when state.db has none queued (a burst still arriving).
   const queued: DeliveryBackend = burst ? {
     ...deliveries,

@@ -8,7 +8,7 @@ import type { GatewayEvents } from '../gateway/events.js';
 import type { DeliveryBackend } from '../store/async-domains.js';
 import type { EarlierSend } from '../store/output-deliveries.js';
 import type { DeliveryRecord, DeliveryState, RecordedRun } from '../store/webhook-deliveries.js';
-import { createFloodGate } from './flood-gate.js';
+import { createFloodGate, type FloodGate } from './flood-gate.js';
 import { PROBE_INTERVAL_MS } from '../store/fault-gate.js';
 import { StoreUnavailableError } from '../store/store-fault.js';
 
@@ -26,6 +26,8 @@ export interface RunQueueDeps {
   earlierSend?: (route: string, deliveryId: string, sinceMs: number, seq: number) => Promise<EarlierSend | undefined>;
   /** Whether the intake sees a burst now (flood-gate.ts). */
   bursting?: () => boolean;
+  /** The flood gate (tests); default: createFloodGate with `bursting`. */
+  floodGate?: FloodGate;
 }
 
 /** The system text of every webhook run: the payload is the sender's data, never instructions. */
@@ -48,7 +50,7 @@ export function untrustedPayloadNotice(delivery: Pick<DeliveryRecord, 'route' | 
 export function createRunQueue(deps: RunQueueDeps) {
   const active = new Map<number, { controller: AbortController; done: Promise<void> }>();
   // Holds run starts back while webhooks flood in (source/webhooks/flood-gate.ts).
-  const gate = createFloodGate(deps.bursting ? { bursting: deps.bursting } : {});
+  const gate = deps.floodGate ?? createFloodGate(deps.bursting ? { bursting: deps.bursting } : {});
   let stopping = true;
   let timer: NodeJS.Timeout | undefined;
   let heldBack: NodeJS.Timeout | undefined;
@@ -221,6 +223,13 @@ export function createRunQueue(deps: RunQueueDeps) {
     /** Called after a delivery is persisted; the run starts on a later tick, after the 202 has gone out. */
     notify(): void {
       gate.arrival();
+      schedulePump();
+    },
+    /**
+     * Work is queued that did not just arrive (a burst's deliveries moved from the intake journal):
+     * not counted as an arrival, or the moves that feed the runs would keep the flood gate shut.
+     */
+    wake(): void {
       schedulePump();
     },
     /** Stops taking work, cancels running runs (queued again for the next start) and waits for them. */

@@ -69,9 +69,10 @@ describe('flood gate', () => {
     loop.spend(30, 0.6);
     expect(gate.mayStartRun()).toBe(false);
 
-    bursting = false; // the burst is over: the next window judges by the loop alone again
-    loop.spend(100, 0.6);
+    bursting = false; // the burst is over: runs start again at once, not a window later
     expect(gate.flooded()).toBe(false);
     expect(gate.mayStartRun()).toBe(true);
+    loop.spend(100, 0.6);
+    expect(gate.flooded()).toBe(false);
   });
 });
