@@ -24,6 +24,7 @@ export function mcpCommand(): Command {
         print(JSON.stringify({ servers: views.map((v) => ({
           name: v.name, status: v.status, era: v.era ?? null, transport: v.transport, error: v.reason ?? null,
           tools: v.tools.map((t) => ({ name: t.name, original: t.original, readOnly: t.readOnly })),
+          skipped: v.skipped.map((t) => ({ name: t.name, original: t.original, owner: t.owner })),
         })), warnings }, undefined, 2));
         return;
       }
@@ -32,7 +33,8 @@ export function mcpCommand(): Command {
       for (const v of views) {
         print(`${v.name}  ${v.status}  ${v.transport}  era ${v.era ?? '-'}${v.reason ? `  (${v.reason})` : ''}`);
         for (const t of v.tools) print(`  ${t.name}  <- ${t.original}${t.readOnly ? '  read-only' : ''}`);
-        if (v.status === 'ready' && v.tools.length === 0) print('  (no tools registered: the filters left none and no utility tool applies)');
+        for (const t of v.skipped) print(`  ! tool "${t.name}" (${t.original}) skipped: "${t.owner}" already provides it`);
+        if (v.status === 'ready' && v.tools.length === 0 && v.skipped.length === 0) print('  (no tools registered: the filters left none and no utility tool applies)');
       }
     }));
 

@@ -15,6 +15,15 @@ export interface McpServerView extends McpServerState {
   oauth: boolean;
   /** `untrusted`: its tools that are not read-only ask for approval. */
   trust: ResolvedMcpServer['trust'];
+  /** Tools not registered because another source already has the name (as of the last discovery). */
+  skipped: SkippedTool[];
+}
+
+/** A tool of this server left out: `owner` (another server's name, or `builtin`) registered `name` first. */
+export interface SkippedTool {
+  name: string;
+  original: string;
+  owner: string;
 }
 
 export interface McpManagerDeps {
@@ -51,29 +60,41 @@ export function createMcpManager(deps: McpManagerDeps) {
   const now = deps.now ?? Date.now;
   const connections = new Map<string, McpConnection>();
   const registered = new Map<string, CatalogEntry[]>();
+  const skipped = new Map<string, SkippedTool[]>();
+  /** Each server's last discovery, registered again when a name it skipped is freed. */
+  const registerAgain = new Map<string, () => void>();
+  let stopping = false;
   const tokens = deps.tokens ?? fileTokenStores(deps.tokensDir ?? tokensDirOf(path.dirname(deps.logsDir)));
 
   function register(server: ResolvedMcpServer, connection: McpConnection, discovery: Parameters<typeof buildCatalog>[0]): void {
     if (connections.get(server.name) !== connection) return;
+    registerAgain.set(server.name, () => register(server, connection, discovery));
     const catalog = buildCatalog(discovery, { server, connection, mediaDir: deps.mediaDir });
     for (const warning of catalog.warnings) deps.logger.warn(warning);
     unregister(server.name);
     const kept: CatalogEntry[] = [];
+    const left: SkippedTool[] = [];
     for (const definition of catalog.definitions) {
-      if (deps.registry.get(definition.name)) {
-        deps.logger.warn(`server ${server.name}: tool ${definition.name} is already registered by ${deps.registry.get(definition.name)!.source ?? 'another source'}; skipped`);
+      const entry = catalog.entries.find((e) => e.name === definition.name)!;
+      const holder = deps.registry.get(definition.name);
+      if (holder) {
+        const owner = holder.source ?? 'another source';
+        deps.logger.warn(`server ${server.name}: tool ${definition.name} is already registered by ${owner}; skipped`);
+        left.push({ name: definition.name, original: entry.original, owner });
         continue;
       }
       deps.registry.register(definition);
-      kept.push(catalog.entries.find((e) => e.name === definition.name)!);
+      kept.push(entry);
     }
     registered.set(server.name, kept);
+    skipped.set(server.name, left);
     deps.onToolsChanged?.({ server: server.name, tools: kept.map((e) => e.name) });
   }
 
   function unregister(name: string): void {
     for (const entry of registered.get(name) ?? []) deps.registry.unregister(entry.name);
     registered.delete(name);
+    skipped.delete(name);
   }
 
   function add(server: ResolvedMcpServer): McpConnection {
@@ -93,6 +114,9 @@ export function createMcpManager(deps: McpManagerDeps) {
     const connection = connections.get(name);
     connections.delete(name);
     unregister(name);
+    registerAgain.delete(name);
+    // The names it held are free: a server that skipped one of them takes it now (and no longer lists it as skipped).
+    if (!stopping) for (const [other, list] of [...skipped]) if (list.some((tool) => tool.owner === name)) registerAgain.get(other)?.();
     deps.onToolsChanged?.({ server: name, tools: [] });
     await connection?.stop();
   }
@@ -174,12 +198,13 @@ export function createMcpManager(deps: McpManagerDeps) {
       };
     },
     list(): McpServerView[] {
-      return [...connections.values()].map((c) => ({ ...c.state, tools: registered.get(c.server.name) ?? [], oauth: c.server.auth === 'oauth', trust: c.server.trust }));
+      return [...connections.values()].map((c) => ({ ...c.state, tools: registered.get(c.server.name) ?? [], skipped: skipped.get(c.server.name) ?? [], oauth: c.server.auth === 'oauth', trust: c.server.trust }));
     },
     /** What is wrong in config.json's `mcp_servers` (entries skipped, values replaced), as of the last start or reload. */
     configWarnings: (): string[] => [...configWarnings],
     connection: (name: string) => connections.get(name),
     async stop(): Promise<void> {
+      stopping = true; // every server goes: none takes over the names of another
       await Promise.all([...connections.keys()].map((name) => remove(name)));
     },
   };

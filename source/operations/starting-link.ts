@@ -82,7 +82,7 @@ function provisionalState(config: ResolvedConfig): GatewayState {
   const now = Date.now();
   const servers = resolveMcpServers(config.values).servers.map((server) => ({
     name: server.name, status: server.enabled ? 'connecting' as const : 'disabled' as const, transport: server.transport, updatedAtMs: now,
-    oauth: server.auth === 'oauth', trust: server.trust,
+    oauth: server.auth === 'oauth', trust: server.trust, skipped: [],
   }));
   return {
     gateway: {

@@ -177,7 +177,7 @@ export function createReadModel(initial: GatewayState) {
         const index = servers.findIndex((server) => server.name === state.name);
         if (index >= 0) servers = servers.map((server) => (server.name === state.name ? { ...server, ...state } : server));
         // A server (re)added by a reload or reconnect: its tools and settings follow with mcp.toolsChanged (a resync).
-        else servers = [...servers, { ...state, tools: [], oauth: false, trust: 'full' }];
+        else servers = [...servers, { ...state, tools: [], skipped: [], oauth: false, trust: 'full' }];
         return;
       }
       case 'delivery.finished': {

@@ -25,7 +25,7 @@ describe('switchboard mcp', () => {
     const listed = await sb('mcp', 'list', '--json');
     expect(listed.code).toBe(1); // one server failed
     const json = JSON.parse(listed.stdout) as { servers: Array<Record<string, unknown>> };
-    expect(json.servers.map((s) => Object.keys(s))).toEqual([['name', 'status', 'era', 'transport', 'error', 'tools'], ['name', 'status', 'era', 'transport', 'error', 'tools']]);
+    expect(json.servers.map((s) => Object.keys(s))).toEqual([['name', 'status', 'era', 'transport', 'error', 'tools', 'skipped'], ['name', 'status', 'era', 'transport', 'error', 'tools', 'skipped']]);
     expect(json.servers[0]).toMatchObject({ name: 'fx', status: 'ready', era: 'legacy', transport: 'stdio', error: null });
     expect(json.servers[0]!.tools).toContainEqual({ name: 'mcp__fx__write_note', original: 'write-note', readOnly: false });
     expect(json.servers[1]).toMatchObject({ name: 'down', status: 'failed', era: null, transport: 'streamable-http', tools: [] });
@@ -78,5 +78,37 @@ describe('switchboard mcp', () => {
     fs.writeFileSync(home.configFile, JSON.stringify({ ...config, surplus: true }));
     await gateway.waitFor('surplus', 10_000);
     expect(await listBoth()).toEqual(alone);
+  }, 90_000);
+
+  it('list names a tool skipped because another server has its name, with and without a running gateway', async () => {
+    // `docs-v1` and `docs_v1` both become `mcp__docs_v1__...`: the server registered second loses `echo`.
+    const fixture = { command: NODE, args: [FIXTURE_SERVER, 'stdio'], tools: { include: ['echo'] } };
+    const home = preparedHome((config) => {
+      config.mcp_servers = { 'docs-v1': fixture, docs_v1: fixture };
+    });
+    const sb = (...args: string[]) => runCli([...args, '--home', home.root]);
+    const listBoth = async () => {
+      const text = await sb('mcp', 'list');
+      expect(text.code).toBe(0);
+      const owner = text.stdout.includes('docs-v1  ready  stdio  era legacy\n  mcp__docs_v1__echo') ? 'docs-v1' : 'docs_v1';
+      const loser = owner === 'docs-v1' ? 'docs_v1' : 'docs-v1';
+      expect(text.stdout).toContain(`${loser}  ready  stdio  era legacy\n  ! tool "mcp__docs_v1__echo" (echo) skipped: "${owner}" already provides it\n`);
+      expect(text.stdout).not.toContain('no tools registered');
+      const json = JSON.parse((await sb('mcp', 'list', '--json')).stdout) as { servers: Array<{ name: string; tools: unknown[]; skipped: unknown[] }> };
+      const views = Object.fromEntries(json.servers.map((server) => [server.name, server]));
+      // Without a gateway each `mcp list` connects anew: the race may go the other way this time.
+      const jsonOwner = views['docs-v1']!.tools.length > 0 ? 'docs-v1' : 'docs_v1';
+      const jsonLoser = jsonOwner === 'docs-v1' ? 'docs_v1' : 'docs-v1';
+      expect(views[jsonOwner]!.skipped).toEqual([]);
+      expect(views[jsonLoser]).toMatchObject({ tools: [], skipped: [{ name: 'mcp__docs_v1__echo', original: 'echo', owner: jsonOwner }] });
+      return owner;
+    };
+    await listBoth();
+
+    const gateway = startCli(['gateway', '--home', home.root]);
+    running.push(gateway);
+    await gateway.waitFor('is already registered by', 30_000);
+    const owner = await listBoth();
+    expect(gateway.output()).toContain(`tool mcp__docs_v1__echo is already registered by ${owner}; skipped`);
   }, 90_000);
 });

@@ -63,7 +63,7 @@ export function McpPane({ state, ops, height, width, focused, onNotice, onEdit, 
   );
 }
 
-/** Enter on a server: status, trust, the stderr tail (read through operations) and every tool with its whole description. */
+/** Enter on a server: status, trust, the stderr tail (read through operations), every tool with its whole description, and the tools skipped for a name clash. */
 function McpDetails({ server, ops, height, width, focused }: { server: McpServerView; ops: Operations; height: number; width: number; focused: boolean }) {
   const stdio = server.transport === 'stdio';
   const fetched = useFetched(() => (stdio ? ops.mcp.stderr({ server: server.name, lines: server.status === 'ready' ? 3 : 8 }) : Promise.resolve({ server: server.name, lines: [] })), server.name, server.updatedAtMs);
@@ -77,6 +77,7 @@ function McpDetails({ server, ops, height, width, focused }: { server: McpServer
       { text: `  ${tool.name}${tool.readOnly ? '  [read-only]' : ''}${tool.utility ? '  [utility]' : ''}`, color: tool.readOnly ? theme.ok : undefined },
       ...(tool.description ? tool.description.split('\n').map((text) => ({ text: `      ${text}`, dim: true })) : []),
     ]),
+    ...server.skipped.map((tool) => ({ text: `  ! tool "${tool.name}" (${tool.original}) skipped: "${tool.owner}" already provides it`, color: theme.warn })),
   ];
   return <ScrollText lines={lines} height={height} width={width} focused={focused} hint="Esc back · R reconnect · l login · e edit" />;
 }
