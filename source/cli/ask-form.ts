@@ -1,20 +1,19 @@
-import type { Interface } from 'node:readline/promises';
 import type { ElicitationField } from '../operations/elicitation-fields.js';
 import { mustFill } from '../operations/form-answer.js';
 import { parseField } from '../operations/form-fields.js';
 import { fieldSummary } from './form-format.js';
 import { say } from './output.js';
+import type { Ask } from './terminal-questions.js';
 
 export type TerminalAnswer = { decline: true } | { values: Record<string, unknown> };
 
 /**
  * A form asked at the terminal: `answer (2 fields, 1 required)? [y/N]` first (Enter declines, as Enter denies a tool
  * call), then one question per field, converted as the console's form converts it; a value that
- * does not fit is asked again with the reason. Undefined when `signal` ends the questions (the form
- * was decided elsewhere, or the run ended).
+ * does not fit is asked again with the reason. Undefined when the questions are ended (the form was
+ * decided elsewhere, or the run ended).
  */
-export async function askForm(terminal: Interface, fields: readonly ElicitationField[], signal: AbortSignal): Promise<TerminalAnswer | undefined> {
-  const ask = (prompt: string) => terminal.question(prompt, { signal }).catch(() => undefined);
+export async function askForm(ask: Ask, fields: readonly ElicitationField[]): Promise<TerminalAnswer | undefined> {
   const required = fields.filter(mustFill).length;
   const answer = await ask(`    answer${fields.length > 0 ? ` (${fields.length} field${fields.length === 1 ? '' : 's'}${required > 0 ? `, ${required} required` : ''})` : ''}? [y/N] `);
   if (answer === undefined) return undefined;

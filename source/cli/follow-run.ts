@@ -1,4 +1,3 @@
-import readline from 'node:readline/promises';
 import type { RunEvent } from '../agent/types.js';
 import type { OperatorSession } from '../operations/connect.js';
 import { elicitationFields } from '../operations/elicitation-fields.js';
@@ -7,6 +6,7 @@ import type { ApprovalRecord } from '../store/approvals.js';
 import { askForm } from './ask-form.js';
 import { answerCommand, asksFor } from './form-format.js';
 import { say } from './output.js';
+import { terminalQuestions, type Ask } from './terminal-questions.js';
 
 type FormRequest = ApprovalRecord & { form: NonNullable<ApprovalRecord['form']> };
 
@@ -75,13 +75,12 @@ async function approvalAsked(session: OperatorSession, request: ApprovalRecord, 
     else say(`  ? ${request.tool} needs approval${why}: decide in a console or with switchboard approvals approve|deny ${request.id.slice(0, 8)}`);
     return;
   }
-  const terminal = readline.createInterface({ input, output: process.stderr });
-  // At a terminal readline takes Ctrl-C as a key: it means what it means everywhere (run cancels the run).
-  terminal.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
+  const terminal = terminalQuestions(input);
   const question = new AbortController();
+  const ask = (prompt: string) => terminal.ask(prompt, question.signal);
   asking.set(request.id, question);
   try {
-    const decide = form ? () => answerAtTerminal(session, form, terminal, question.signal) : () => approveAtTerminal(session, request, terminal, question.signal);
+    const decide = form ? () => answerAtTerminal(session, form, ask) : () => approveAtTerminal(session, request, ask);
     if (!(await decide())) {
       // Readline has ended the prompt's line; the reason is absent when the run ended first.
       if (typeof question.signal.reason === 'string') say(`    (${question.signal.reason})`);
@@ -93,10 +92,10 @@ async function approvalAsked(session: OperatorSession, request: ApprovalRecord, 
 }
 
 /** `approve? [y/N]`; false when the question was cancelled. */
-async function approveAtTerminal(session: OperatorSession, request: ApprovalRecord, terminal: readline.Interface, signal: AbortSignal): Promise<boolean> {
+async function approveAtTerminal(session: OperatorSession, request: ApprovalRecord, ask: Ask): Promise<boolean> {
   say(`  ? ${request.server ? `${request.server} / ` : ''}${request.tool} needs approval${request.reason ? ` (${request.reason})` : ''}:`);
   for (const line of request.argsPreview.split('\n')) say(`      ${line}`);
-  const answer = await terminal.question('    approve? [y/N] ', { signal }).catch(() => undefined);
+  const answer = await ask('    approve? [y/N] ');
   if (answer === undefined) return false;
   const decision = answer.trim().toLowerCase();
   await session.operations.approvals.decide({ id: request.id, decision: decision === 'y' || decision === 'yes' ? 'approve' : 'deny', by: 'cli' }).catch((error: unknown) => say(`    ${(error as Error).message}`));
@@ -104,10 +103,10 @@ async function approveAtTerminal(session: OperatorSession, request: ApprovalReco
 }
 
 /** Who asks for what, then the questions (ask-form.ts); false when they were cancelled. */
-async function answerAtTerminal(session: OperatorSession, request: FormRequest, terminal: readline.Interface, signal: AbortSignal): Promise<boolean> {
+async function answerAtTerminal(session: OperatorSession, request: FormRequest, ask: Ask): Promise<boolean> {
   const fields = elicitationFields(request.form.schema);
   say(`  ? ${asksFor(request)}`);
-  const answer = await askForm(terminal, fields, signal);
+  const answer = await askForm(ask, fields);
   if (!answer) return false;
   await session.operations.approvals.answer({ id: request.id, ...answer, by: 'cli' }).catch((error: unknown) => say(`    ${(error as Error).message}`));
   return true;

@@ -1,7 +1,21 @@
 
+/** Where `say` prints while questions are open at the terminal (the latest one's), see terminal-questions.ts. */
+const printersAbove: Array<(line: string) => void> = [];
+
 /** Commands print results on stdout and everything meant for the operator's eyes on stderr. */
 export function say(line = ''): void {
-  process.stderr.write(`${line}\n`);
+  const above = printersAbove.at(-1);
+  if (above) above(line);
+  else process.stderr.write(`${line}\n`);
+}
+
+/** Makes `say` print through `print` (above an open question) until the returned function is called. */
+export function sayingAbove(print: (line: string) => void): () => void {
+  printersAbove.push(print);
+  return () => {
+    const at = printersAbove.indexOf(print);
+    if (at >= 0) printersAbove.splice(at, 1);
+  };
 }
 
 export function print(line = ''): void {

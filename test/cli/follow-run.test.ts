@@ -5,6 +5,7 @@ import { followRun } from '../../source/cli/follow-run.js';
 import type { RunEvent } from '../../source/agent/types.js';
 import type { OperatorSession } from '../../source/operations/connect.js';
 import type { ApprovalRecord } from '../../source/store/approvals.js';
+import { screenOf } from '../helpers/screen.js';
 
 const request: ApprovalRecord = {
   id: 'a1b2c3d4-0000', origin: 'cli', tool: 'terminal', server: null, argsPreview: 'reboot', annotations: null, reason: null, form: null,
@@ -171,5 +172,39 @@ describe('followRun: forms (elicitation) of the servers the run is calling', () 
     events.emit('run.progressed', progressed({ kind: 'tool.finished', call: finished }));
     await stop();
     expect(answer).not.toHaveBeenCalled();
+  });
+
+  it('several answer lines pasted at once answer the next questions in order', async () => {
+    const { written, answer, input, stop } = await formAtTerminal();
+    await vi.waitFor(() => expect(written()).toContain('[y/N] '));
+    input.write('y\n\nAda\n3\n');
+    await vi.waitFor(() => expect(answer).toHaveBeenCalledWith({ id: form.id, values: { name: 'Ada', age: 3 }, by: 'cli' }));
+    expect(written()).toContain('    name (text, required): \n      name is required\n    name (text, required): Ada\n    age (a whole number of at least 1): 3\n');
+    await stop();
+  });
+});
+
+describe('followRun at a terminal (readline drawing the prompts)', () => {
+  const wasTTY = Object.getOwnPropertyDescriptor(process.stderr, 'isTTY');
+  afterEach(() => {
+    if (wasTTY) Object.defineProperty(process.stderr, 'isTTY', wasTTY);
+    else delete (process.stderr as { isTTY?: boolean }).isTTY;
+  });
+
+  it('a line printed while a question is open goes above it, the prompt and what was typed drawn again below; pasted lines answer in order', async () => {
+    // readline draws the prompts itself when its output is a terminal.
+    Object.defineProperty(process.stderr, 'isTTY', { value: true, configurable: true });
+    const { written, events, answer, input, stop } = await formAtTerminal();
+    await vi.waitFor(() => expect(written()).toContain('[y/N] '));
+    input.write('y\n');
+    await vi.waitFor(() => expect(written()).toMatch(/name \(text, required\): \S*$/));
+    input.write('Ad');
+    await vi.waitFor(() => expect(written()).toMatch(/Ad$/));
+    events.emit('run.progressed', progressed({ kind: 'tool.called', call: { id: 'c2', name: 'terminal', args: { command: 'true' }, source: 'builtin' } }));
+    expect(screenOf(written()).slice(-3)).toEqual(['    answer (2 fields, 1 required)? [y/N] y', '  > terminal {"command":"true"}', '    name (text, required): Ad']);
+    input.write('a\n3\n');
+    await vi.waitFor(() => expect(answer).toHaveBeenCalledWith({ id: form.id, values: { name: 'Ada', age: 3 }, by: 'cli' }));
+    expect(screenOf(written()).slice(-4)).toEqual(['  > terminal {"command":"true"}', '    name (text, required): Ada', '    age (a whole number of at least 1): 3', '']);
+    await stop();
   });
 });

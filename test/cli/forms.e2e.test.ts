@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel, type ScriptStep } from '../fixtures/scripted-model.js';
 import { cliPath, runCli, startCli, stopClis, type RunningCli } from '../helpers/cli.js';
 import { preparedHome } from '../helpers/host.js';
+import { screenOf } from '../helpers/screen.js';
 import { EVERYTHING, FIXTURE_SERVER, NODE } from '../helpers/mcp.js';
 import { waitUntil } from '../helpers/webhooks.js';
 
@@ -99,7 +100,7 @@ describe('MCP forms (elicitation) from the CLI', () => {
     expect(toolResults()).toContain('elicitation decline');
   });
 
-  it('a local run at a terminal asks each field there; without a terminal approvals.headless "deny" declines and says so', { timeout: 60_000 }, async () => {
+  it('a local run at a terminal asks each field there (answers pasted at once answer in order); without a terminal approvals.headless "deny" declines and says so', { timeout: 60_000 }, async () => {
     const home = await formsHome([{ toolCalls: [{ name: 'mcp__fx__ask', args: {} }] }, { text: 'Hello, Ada.' }, { toolCalls: [{ name: 'mcp__fx__ask', args: {} }] }, { text: 'No name then.' }], { headless: 'deny', everything: false });
     // `script` gives the run a pseudo-terminal, as a terminal window would.
     const terminal = spawn('script', ['-qec', `${NODE} ${cliPath} run 'ask me' --home ${home.root}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -109,10 +110,10 @@ describe('MCP forms (elicitation) from the CLI', () => {
     const exited = new Promise<number | null>((resolve) => terminal.on('close', resolve));
     await waitUntil(() => output.includes('answer (1 field, 1 required)? [y/N] '), 30_000, 'the form at the terminal');
     expect(output).toContain('  ? fx asks for: Your name?\r\n');
-    terminal.stdin.write('y\r');
-    await waitUntil(() => output.includes('name (text, required): '), 10_000, 'the question of the name field');
-    terminal.stdin.write('Ada\r');
+    // Both answers pasted at once: each line answers the next question, as a shell takes them.
+    terminal.stdin.write('y\rAda\r');
     expect(await exited).toBe(0);
+    expect(screenOf(output)).toContain('    name (text, required): Ada');
     expect(output).toContain('Hello, Ada.');
     expect(toolResults()).toContain('elicitation accept {\\"name\\":\\"Ada\\"}');
 
