@@ -2,7 +2,7 @@
 // pool and worker threads, for the listener and the floor over the same load. The intake benchmark
 // counts every thread; this shows which of them a change moved. Threads are told apart by start order
 // (the first is the event loop; Node names them all `node`).
-// Usage: npm run -s build && npx tsx scripts/thread-cpu.ts [--seconds 5] [--connections 50]
+// Usage: npm run -s build && npx tsx scripts/thread-cpu.ts [--seconds 5] [--connections 50] [--node-args "<listener's extra node flags>"]
 import fs from 'node:fs';
 import autocannon from 'autocannon';
 import { startFloor, stopFloor } from './bench-floor.js';
@@ -11,6 +11,8 @@ import { benchArgs, benchConfig, benchRequests, requireBuild, startGatewayProces
 const args = benchArgs();
 const seconds = args.number('seconds', 5, 1);
 const connections = args.number('connections', 50, 10);
+/** Extra node flags for the listener, e.g. `--node-args=--max-semi-space-size=16` (experiments). */
+const nodeArgs = (args.text('node-args') ?? '').split(' ').filter(Boolean);
 requireBuild();
 
 /** CPU ms so far of each thread, keyed by thread id, in start order. */
@@ -40,7 +42,7 @@ async function measure(url: string, pid: number): Promise<{ rate: number; loop: 
 
 const floor = await startFloor([]);
 const floorCost = await measure(floor.url, floor.child.pid!).finally(() => stopFloor(floor));
-const gateway = await startGatewayProcess(benchConfig());
+const gateway = await startGatewayProcess(benchConfig(), nodeArgs);
 const listenerCost = await measure(gateway.url, gateway.child.pid!).finally(() => gateway.stop({ kill: true }));
 
 const row = (name: string, cost: typeof floorCost) =>
