@@ -6,7 +6,7 @@ import type { ApprovalRecord } from '../store/approvals.js';
 import { askForm } from './ask-form.js';
 import { answerCommand, asksFor } from './form-format.js';
 import { say } from './output.js';
-import { terminalQuestions, type Ask } from './terminal-questions.js';
+import { terminalTurns, type Ask } from './terminal-questions.js';
 
 type FormRequest = ApprovalRecord & { form: NonNullable<ApprovalRecord['form']> };
 
@@ -22,6 +22,9 @@ export async function followRun(session: OperatorSession, which: { runId?: strin
   /** The questions open at this terminal, by request id: a decision made elsewhere cancels its question. */
   const asking = new Map<string, AbortController>();
   const progress = createProgress();
+  /** Requests asked here one at a time (two approvals at once must not read the same keys). */
+  const turns = terminalTurns(input);
+  let stopped = false;
   /** The forms followed (their origin is the server's). */
   const forms = new Set<string>();
   const followed = (record: ApprovalRecord) => record.origin === which.origin || forms.has(record.id);
@@ -31,7 +34,7 @@ export async function followRun(session: OperatorSession, which: { runId?: strin
     if ((event.type === 'approval.resolved' || event.type === 'approval.requested') && !followed(event.data)) return;
     if (event.type === 'approval.resolved') approvalDecided(event.data, decided, asking);
     // A request the policy denies at once is resolved in the same turn: say only the outcome.
-    if (event.type === 'approval.requested') setImmediate(() => { if (!decided.has(event.data.id)) void approvalAsked(session, event.data, interactive, input, asking); });
+    if (event.type === 'approval.requested') setImmediate(() => { if (!decided.has(event.data.id)) void approvalAsked(session, event.data, interactive, turns, asking, () => stopped || decided.has(event.data.id)); });
   };
   if (session.where === 'gateway') {
     const subscription = await session.client.subscribe<unknown, unknown>({ onSnapshot: () => {}, onEvent: (event) => onEvent({ type: event.type, data: event.data } as GatewayEvent) });
@@ -45,7 +48,8 @@ export async function followRun(session: OperatorSession, which: { runId?: strin
   events.on('approval.requested', requested);
   events.on('approval.resolved', resolved);
   return async () => {
-    // The run is over (and the store closes next): an open question must not outlive it.
+    // The run is over (and the store closes next): an open question must not outlive it, nor a waiting one start.
+    stopped = true;
     for (const question of asking.values()) question.abort();
     events.off('run.progressed', progressed);
     events.off('approval.requested', requested);
@@ -66,8 +70,12 @@ function approvalDecided(record: ApprovalRecord, decided: Set<string>, asking: M
   say(`  ! ${record.tool} needs approval${why}; denied: approvals.headless is "deny" (set it to "wait" to decide from another terminal or a console)`);
 }
 
-/** Where the request can be decided: here at the terminal (a local run), or by any console or `switchboard approvals`. */
-async function approvalAsked(session: OperatorSession, request: ApprovalRecord, interactive: boolean, input: NodeJS.ReadableStream, asking: Map<string, AbortController>): Promise<void> {
+/**
+ * Where the request can be decided: here at the terminal (a local run), or by any console or
+ * `switchboard approvals`. At the terminal a request waits for the one before it; `over` says it was
+ * decided elsewhere (or the run ended) meanwhile, and then it is not asked at all.
+ */
+async function approvalAsked(session: OperatorSession, request: ApprovalRecord, interactive: boolean, turns: ReturnType<typeof terminalTurns>, asking: Map<string, AbortController>, over: () => boolean): Promise<void> {
   const why = request.reason ? ` (${request.reason})` : '';
   const form = request.form ? { ...request, form: request.form } : undefined;
   if (session.where === 'gateway' || !interactive) {
@@ -75,20 +83,21 @@ async function approvalAsked(session: OperatorSession, request: ApprovalRecord, 
     else say(`  ? ${request.tool} needs approval${why}: decide in a console or with switchboard approvals approve|deny ${request.id.slice(0, 8)}`);
     return;
   }
-  const terminal = terminalQuestions(input);
-  const question = new AbortController();
-  const ask = (prompt: string) => terminal.ask(prompt, question.signal);
-  asking.set(request.id, question);
-  try {
-    const decide = form ? () => answerAtTerminal(session, form, ask) : () => approveAtTerminal(session, request, ask);
-    if (!(await decide())) {
-      // Readline has ended the prompt's line; the reason is absent when the run ended first.
-      if (typeof question.signal.reason === 'string') say(`    (${question.signal.reason})`);
+  await turns.take(async (terminal) => {
+    if (over()) return;
+    const question = new AbortController();
+    const ask = (prompt: string) => terminal.ask(prompt, question.signal);
+    asking.set(request.id, question);
+    try {
+      const decide = form ? () => answerAtTerminal(session, form, ask) : () => approveAtTerminal(session, request, ask);
+      if (!(await decide())) {
+        // Readline has ended the prompt's line; the reason is absent when the run ended first.
+        if (typeof question.signal.reason === 'string') say(`    (${question.signal.reason})`);
+      }
+    } finally {
+      asking.delete(request.id);
     }
-  } finally {
-    asking.delete(request.id);
-    terminal.close();
-  }
+  });
 }
 
 /** `approve? [y/N]`; false when the question was cancelled. */

@@ -56,3 +56,38 @@ export function terminalQuestions(input: NodeJS.ReadableStream) {
     close: () => terminal.close(),
   };
 }
+
+export type TerminalQuestions = ReturnType<typeof terminalQuestions>;
+
+/**
+ * The questions of several requests at one terminal, one request at a time: a run that asks for two
+ * approvals at once (parallel tool calls) gets the second's questions once the first is answered,
+ * instead of two readers on the same keys. One interface serves the requests that wait one after
+ * the other (lines pasted for the next request's questions carry over), and is closed when none is
+ * left, so the terminal is not read between requests.
+ */
+export function terminalTurns(input: NodeJS.ReadableStream) {
+  let terminal: TerminalQuestions | undefined;
+  let waiting = 0;
+  let last: Promise<unknown> = Promise.resolve();
+  return {
+    /** Runs `work` with the terminal once the requests before it are done. */
+    take<T>(work: (questions: TerminalQuestions) => Promise<T>): Promise<T> {
+      waiting += 1;
+      const turn = last.then(async () => {
+        terminal ??= terminalQuestions(input);
+        try {
+          return await work(terminal);
+        } finally {
+          waiting -= 1;
+          if (waiting === 0) {
+            terminal.close();
+            terminal = undefined;
+          }
+        }
+      });
+      last = turn.catch(() => undefined);
+      return turn;
+    },
+  };
+}

@@ -82,6 +82,48 @@ describe('followRun at a terminal', () => {
   });
 });
 
+describe('followRun: several requests at once at a terminal', () => {
+  const second: ApprovalRecord = { ...request, id: 'b2b2b2b2-0000', argsPreview: 'shutdown' };
+  const third: ApprovalRecord = { ...request, id: 'c3c3c3c3-0000', argsPreview: 'halt' };
+
+  it('asks them one after the other (one reader of the keys): answers pasted at once decide them in order', async () => {
+    const written = stderr();
+    const { events, decide, session } = fakeSession();
+    const input = new PassThrough();
+    const stop = await followRun(session, { runId: 'r1', origin: 'cli' }, true, input);
+    events.emit('approval.requested', request);
+    events.emit('approval.requested', second);
+    await vi.waitFor(() => expect(written()).toContain('approve? [y/N] '));
+    expect(written()).not.toContain('shutdown'); // the second waits for the first
+    expect(input.listenerCount('data')).toBe(1);
+    input.write('y\nn\n');
+    await vi.waitFor(() => expect(decide).toHaveBeenCalledTimes(2));
+    expect(decide.mock.calls).toEqual([[{ id: request.id, decision: 'approve', by: 'cli' }], [{ id: second.id, decision: 'deny', by: 'cli' }]]);
+    expect(written().indexOf('reboot')).toBeLessThan(written().indexOf('shutdown'));
+    await vi.waitFor(() => expect(input.listenerCount('data')).toBe(0)); // nothing left to ask: the terminal is not read
+    await stop();
+  });
+
+  it('a waiting request decided elsewhere is not asked; the next one is', async () => {
+    const written = stderr();
+    const { events, decide, session } = fakeSession();
+    const input = new PassThrough();
+    const stop = await followRun(session, { runId: 'r1', origin: 'cli' }, true, input);
+    events.emit('approval.requested', request);
+    events.emit('approval.requested', second);
+    events.emit('approval.requested', third);
+    await vi.waitFor(() => expect(written()).toContain('approve? [y/N] '));
+    events.emit('approval.resolved', { ...second, status: 'denied', decidedBy: 'console' });
+    input.write('y\n');
+    await vi.waitFor(() => expect(written()).toContain('halt'));
+    input.write('y\n');
+    await vi.waitFor(() => expect(decide).toHaveBeenCalledTimes(2));
+    expect(decide.mock.calls.map(([call]) => (call as { id: string }).id)).toEqual([request.id, third.id]);
+    expect(written()).not.toContain('shutdown');
+    await stop();
+  });
+});
+
 describe('followRun: the tool lines', () => {
   it('a call the model could not make (never started) shows its > line before the < line that says it was not run', async () => {
     const written = stderr();
