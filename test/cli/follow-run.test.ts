@@ -118,7 +118,7 @@ describe('followRun: several requests at once at a terminal', () => {
     await vi.waitFor(() => expect(written()).toContain('halt'));
     input.write('y\n');
     await vi.waitFor(() => expect(decide).toHaveBeenCalledTimes(2));
-    expect(decide.mock.calls.map(([call]) => (call as { id: string }).id)).toEqual([request.id, third.id]);
+    expect(decide.mock.calls).toEqual([[{ id: request.id, decision: 'approve', by: 'cli' }], [{ id: third.id, decision: 'approve', by: 'cli' }]]);
     expect(written()).not.toContain('shutdown');
     await stop();
   });
