@@ -7,9 +7,19 @@ import { repeatedFailure } from '../infra/repeated-failure.js';
 
 /**
  * The events a console on any node shows for the whole cluster: webhook requests, runs and their
- * ends, and agent runs in flight (the header's `runs N`, the runs overlay).
+ * ends, agent runs in flight (the header's `runs N`, the runs overlay), and output deliveries that
+ * change the header's failed count (`relayedDelivery`).
  */
-export const RELAYED_EVENTS: ReadonlySet<GatewayEvent['type']> = new Set(['webhook.received', 'webhook.runStarted', 'webhook.completed', 'run.started', 'run.finished']);
+export const RELAYED_EVENTS: ReadonlySet<GatewayEvent['type']> = new Set(['webhook.received', 'webhook.runStarted', 'webhook.completed', 'run.started', 'run.finished', 'delivery.finished']);
+
+/**
+ * A delivery's end matters to other nodes' consoles only when it changes the failed count: a
+ * failure, or a retry (one that delivers takes the record off). A first send that delivered, the
+ * common case under a webhook flood, stays home.
+ */
+function relayedDelivery(event: GatewayEvent): boolean {
+  return event.type !== 'delivery.finished' || !event.data.result.ok || event.data.retry === true;
+}
 
 /** Events of one node gathered this long into one NOTIFY (a flood is tens of notifications a second, not thousands). */
 const BATCH_MS = 50;
@@ -92,7 +102,10 @@ export function createEventRelay(deps: {
       if (message.node === deps.nodeId) return;
       if (typeof message.approval === 'string') deps.approvalHeard(message.approval);
       if (message.jobs === true) deps.jobsHeard();
-      for (const event of message.events ?? []) if (RELAYED_EVENTS.has(event.type)) relayed({ ...event, data: { ...event.data, node: message.node } } as GatewayEvent, message.node);
+      for (const event of message.events ?? []) {
+        // The node the event names (the sender stamps it), else the sender.
+        if (RELAYED_EVENTS.has(event.type)) relayed({ ...event, data: { ...event.data, node: (event.data as { node?: string }).node ?? message.node } } as GatewayEvent, message.node);
+      }
     } catch (error) {
       deps.logger.warn({ err: error }, 'An unreadable event from another node was skipped');
     }
@@ -112,6 +125,7 @@ export function createEventRelay(deps: {
     },
     /** One of this node's events (already stamped with its node). */
     send(event: GatewayEvent): void {
+      if (!relayedDelivery(event)) return;
       batch.push(JSON.stringify(slim(event)));
       timer ??= setTimeout(flush, BATCH_MS);
     },

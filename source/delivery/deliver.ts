@@ -174,7 +174,7 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
     if (result.ok && request.target !== 'log') deps.logger.info({ delivery: recordId, target: request.target, ...(request.subject.kind === 'webhook' ? PER_DELIVERY : {}) }, `Delivered ${describeSubject(request)} to ${request.target}: ${result.detail}`);
     else if (!result.ok) deps.logger.warn({ delivery: recordId, target: request.target }, `Delivery of ${describeSubject(request)} to ${request.target} failed: ${result.reason}`);
     const outcome: DeliveryResult = result.ok ? { ok: true, detail: result.detail, ...(recordId ? { recordId } : {}) } : { ok: false, reason: result.reason, ...(recordId ? { recordId } : {}) };
-    deps.events?.emit('delivery.finished', { target: request.target, subject: request.subject, result: outcome });
+    deps.events?.emit('delivery.finished', { target: request.target, subject: request.subject, result: outcome, ...(record?.was ? { retry: true as const } : {}) });
     return outcome;
   }
 

@@ -72,7 +72,8 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     journal.append(event.type, event.data);
   };
   // Cluster mode: webhook and run events carry the node that handled them and go to the other nodes
-  // too; approval requests and decisions go as notices the other nodes' approval queues read.
+  // too (an event that names its node already, a retried webhook delivery's end, keeps it);
+  // approval requests and decisions go as notices the other nodes' approval queues read.
   // Made after the gateway (it records into the read model made of it); approvals are asked only once it runs.
   const relay: EventRelay | undefined = cluster ? createEventRelay({
     nodeId: cluster.nodeId, open: cluster.openEvents, record, approvalHeard: (id) => void gateway.approvals.heard(id), jobsHeard: () => gateway.jobs.othersChanged(), logger,
@@ -84,7 +85,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     const stampedHere = relayed && type.startsWith('webhook.');
     gateway.events.on(type, ((data: unknown) => {
       if (!relayed) return record({ type, data } as GatewayEvent);
-      const stamped = { type, data: { ...(data as object), node: cluster!.nodeId } } as GatewayEvent;
+      const stamped = { type, data: { ...(data as object), node: (data as { node?: string }).node ?? cluster!.nodeId } } as GatewayEvent;
       record(stampedHere ? stamped : { type, data } as GatewayEvent);
       relay!.send(stamped);
     }) as never);

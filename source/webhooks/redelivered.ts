@@ -24,6 +24,8 @@ export async function recordRedelivery(deps: RedeliveredDeps, subject: Extract<D
   deps.events?.emit('webhook.completed', {
     seq: row.seq, route: row.route, event: row.event, deliveryId: row.deliveryId, state: 'delivered', runId: row.runId, runStatus: row.runStatus,
     delivery: { ok: true, detail: kept }, atMs: deps.now(),
+    // Cluster mode: still the node that ran it, not the one that retried (the store keeps that one too).
+    ...(row.node ? { node: row.node } : {}),
   });
   return true;
 }

@@ -83,6 +83,27 @@ describe('the event relay between nodes', () => {
     await relay.stop();
   });
 
+  it('sends the delivery ends that change the failed count (failures, retries), not first sends that delivered', async () => {
+    const { relay, sent } = relayOn('node-a');
+    await relay.start();
+    const subject = { kind: 'webhook', route: 'chat', deliveryId: 'd-1', event: 'push' } as const;
+    relay.send({ type: 'delivery.finished', data: { target: 'telegram:42', subject, result: { ok: true, detail: 'first', recordId: 'r1' }, node: 'node-a' } as never });
+    relay.send({ type: 'delivery.finished', data: { target: 'telegram:42', subject, result: { ok: false, reason: 'failed', recordId: 'r2' }, node: 'node-a' } as never });
+    relay.send({ type: 'delivery.finished', data: { target: 'telegram:42', subject, result: { ok: true, detail: 'retried', recordId: 'r2' }, retry: true, node: 'node-a' } as never });
+    await relay.stop();
+    const events = (JSON.parse(sent[0]!) as { events: Array<{ data: { result: { recordId: string } } }> }).events;
+    expect(events.map((event) => event.data.result.recordId)).toEqual(['r2', 'r2']);
+  });
+
+  it('keeps the node an event names (a retried delivery\'s end names the node that ran it), else the sender', async () => {
+    const { relay, recorded, receive } = relayOn('node-a');
+    await relay.start();
+    const completed = (node?: string) => ({ type: 'webhook.completed', data: { seq: 1, route: 'chat', event: 'push', deliveryId: 'd-1', state: 'delivered', runId: null, runStatus: null, delivery: { ok: true, detail: 'x' }, atMs: 1, ...(node ? { node } : {}) } });
+    receive(JSON.stringify({ node: 'node-b', events: [completed('node-c'), completed()] }));
+    expect(recorded.map((event) => (event.data as { node?: string }).node)).toEqual(['node-c', 'node-b']);
+    await relay.stop();
+  });
+
   it('ends the runs of a node that is down, restarted, or whose heartbeat counts no run since they began', async () => {
     const { relay, recorded, receive } = relayOn('node-a');
     await relay.start();
