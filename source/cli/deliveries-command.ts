@@ -28,7 +28,10 @@ export function deliveriesCommand(): Command {
     .action((id: string, _options, command: Command) => withOperations(command, async ({ operations }) => {
       const result = await operations.deliveries.retry({ id });
       if ('alreadyDelivered' in result) say(`Nothing to retry: ${id} was already delivered`);
-      else if (result.ok) say(`Delivered: ${result.detail}`);
+      else if ('busy' in result) {
+        say(`Not sent: ${result.reason}; see it with switchboard deliveries list`);
+        process.exitCode = 1;
+      } else if (result.ok) say(`Delivered: ${result.detail}`);
       else {
         say(`Still failing: ${result.reason}`);
         process.exitCode = 1;

@@ -19,7 +19,7 @@ import { slackSends } from './slack-target.js';
 import { smsSends } from './sms-target.js';
 import { checkGithubTarget, resolveTarget, type ResolvedTarget } from './targets.js';
 import { telegramSends } from './telegram-target.js';
-import type { Deliver, DeliveryRequest, DeliveryResult } from './types.js';
+import type { Deliver, DeliveryRequest, DeliveryResult, RetryResult } from './types.js';
 
 export interface DeliverDeps {
   homeRoot: string;
@@ -61,7 +61,7 @@ const GH_TIMEOUT_MS = 30_000;
 export interface DeliveryService {
   deliver: Deliver;
   /** Sends a recorded failed delivery again, from the first chunk that did not go out. */
-  retry(id: string): Promise<DeliveryResult>;
+  retry(id: string): Promise<RetryResult>;
   history: OutputDeliveryBackend | undefined;
   /**
    * Failed deliveries on record, read by the console's header on every frame, so from memory: read
@@ -210,7 +210,13 @@ export function createDeliveryService(deps: DeliverDeps): DeliveryService {
     async retry(id) {
       const record = await history?.get(id);
       if (!record) return { ok: false, reason: `no delivery with id ${id}` };
-      if (record.status === 'delivered') return { ok: false, reason: `delivery ${id} was already delivered; nothing to retry` };
+      const delivered = { ok: true, detail: `${id} was already delivered`, recordId: id, alreadyDelivered: true } as const;
+      if (record.status === 'delivered') return delivered;
+      // Claimed first (committed): a retry already on its way, or the first send still in flight, is not sent twice.
+      if (!(await history!.claimRetry(id, now()))) {
+        if ((await history!.get(id))?.status === 'delivered') return delivered;
+        return { ok: false, reason: `${id} is being sent now (its first send or another retry)`, recordId: id, busy: true };
+      }
       const result = await run({ target: record.target, extra: record.extra, subject: record.subject, output: record.output, failed: record.runFailed }, { id, writes: recordWrites(id, Promise.resolve(), deps.logger), was: record.status }, record.chunksSent);
       if (result.ok && deps.afterRetry) {
         await deps.afterRetry(record.subject, result.detail).catch((error: unknown) =>

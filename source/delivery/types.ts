@@ -32,5 +32,13 @@ export interface DeliveryRequest {
 /** `recordId`: the history record, when deliveries are recorded (`switchboard deliveries`). */
 export type DeliveryResult = { ok: true; detail: string; recordId?: string } | { ok: false; reason: string; recordId?: string };
 
+/**
+ * A retry's outcome: a send's result, or nothing sent because the record was delivered already
+ * (`alreadyDelivered`) or is being sent now by its first send or another retry (`busy`).
+ */
+export type RetryResult = DeliveryResult
+  | { ok: true; detail: string; recordId: string; alreadyDelivered: true }
+  | { ok: false; reason: string; recordId: string; busy: true };
+
 /** Delivers one output; never throws: every failure is a reason an operator can read. */
 export type Deliver = (request: DeliveryRequest) => Promise<DeliveryResult>;

@@ -1,5 +1,5 @@
 import { describeSubject } from '../delivery/log-target.js';
-import type { DeliveryResult } from '../delivery/types.js';
+import type { RetryResult } from '../delivery/types.js';
 import type { OutputDelivery } from '../store/output-deliveries.js';
 import type { OperationsCore } from './core.js';
 import { OperatorError } from './errors.js';
@@ -9,7 +9,6 @@ import { optionalCount, optionalFlag, text, type Implementation, type Params } f
 export type OutputDeliveryView = Omit<OutputDelivery, 'output'> & { title: string };
 
 /** `alreadyDelivered`: nothing was sent, the record had arrived before (not a failure). */
-export type RetryResult = DeliveryResult | { ok: true; detail: string; recordId: string; alreadyDelivered: true };
 
 export interface DeliveryOperations {
   /** Outputs sent to targets, newest first, attempts included (the output text left out). */

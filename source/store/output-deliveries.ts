@@ -56,6 +56,7 @@ export function createOutputDeliveryStore(store: Store) {
   const insert = store.db.prepare(`INSERT INTO output_deliveries (id, target, extra, subject, output, run_failed, status, chunks_total, chunks_sent, detail, error, created_at_ms, updated_at_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const update = store.db.prepare('UPDATE output_deliveries SET status = ?, chunks_total = ?, chunks_sent = ?, detail = ?, error = ?, updated_at_ms = ? WHERE id = ?');
+  const claimForRetry = store.db.prepare("UPDATE output_deliveries SET status = 'sending', updated_at_ms = ? WHERE id = ? AND status IN ('failed', 'uncertain')");
   const insertAttempt = store.db.prepare(`INSERT INTO output_delivery_attempts (delivery_id, seq, chunk, attempt, at_ms, ok, status, error)
     VALUES (?, (SELECT COUNT(*) FROM output_delivery_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?, ?)`);
   const firstAttempt = store.db.prepare('INSERT INTO output_delivery_attempts (delivery_id, seq, chunk, attempt, at_ms, ok, status, error) VALUES (?, 0, ?, ?, ?, ?, ?, ?)');
@@ -97,6 +98,16 @@ export function createOutputDeliveryStore(store: Store) {
     },
     attempt(id: string, attempt: AttemptRecord): void {
       keep(() => insertAttempt.run(id, id, attempt.chunk, attempt.attempt, attempt.atMs, attempt.ok ? 1 : 0, attempt.status, attempt.error));
+    },
+    /**
+     * Takes a failed or uncertain record for a retry: `sending` again, committed before the send, so
+     * two retries at once send once (the other is refused) and a crash mid-retry leaves it in doubt.
+     * False when it is not failed or uncertain now.
+     */
+    async claimRetry(id: string, atMs: number): Promise<boolean> {
+      const claimed = store.write(() => claimForRetry.run(atMs, id)).changes === 1;
+      if (claimed) await store.committed();
+      return claimed;
     },
     settle(id: string, state: SettledState): void {
       keep(() => update.run(state.status, state.chunksTotal, state.chunksSent, state.detail ?? null, state.error ?? null, state.atMs, id));

@@ -140,6 +140,25 @@ describe('output deliveries on PostgreSQL', () => {
     expect(await next.retry('local-left')).toMatchObject({ ok: true });
     expect(next.failedCount()).toBe(0);
     expect(await next.loadFailedCount()).toBe(0);
-    expect(await next.retry(row!.id)).toEqual({ ok: false, reason: `delivery ${row!.id} was already delivered; nothing to retry` });
+    expect(await next.retry(row!.id)).toEqual({ ok: true, detail: `${row!.id} was already delivered`, recordId: row!.id, alreadyDelivered: true });
+  });
+
+  it('two nodes retrying the same failed send at once send it once; the other is told it is being sent', async () => {
+    const chat = await startFakeService([{ status: 500, body: { ok: false } }]);
+    closers.push(chat.close);
+    const url = await postgres().freshDatabase();
+    const [a, b] = [service(await openStore(url), telegram(chat.url), tempHome().root, 1), service(await openStore(url), telegram(chat.url), tempHome().root, 1)];
+    const failed = await a.deliver({ target: 'telegram:9', output: 'once', subject });
+    expect(failed).toMatchObject({ ok: false });
+    chat.answer([{ body: { ok: true } }]);
+    const results = await Promise.all([a.retry(failed.recordId!), b.retry(failed.recordId!)]);
+    const sent = results.filter((result) => result.ok && !('alreadyDelivered' in result));
+    expect(sent).toEqual([{ ok: true, detail: 'sent to telegram 9', recordId: failed.recordId }]);
+    // The other met the send on its way (or, had it come after it, a delivered record).
+    const other = results.find((result) => !sent.includes(result));
+    expect([{ ok: false, reason: `${failed.recordId} is being sent now (its first send or another retry)`, recordId: failed.recordId, busy: true },
+      { ok: true, detail: `${failed.recordId} was already delivered`, recordId: failed.recordId, alreadyDelivered: true }]).toContainEqual(other);
+    expect(chat.calls).toHaveLength(2); // the failed first send and one retry
+    expect(await a.history!.get(failed.recordId!)).toMatchObject({ status: 'delivered' });
   });
 });

@@ -122,7 +122,7 @@ describe('retries and history', () => {
     expect(again).toMatchObject({ ok: true, detail: 'sent to discord 5 in 3 parts' });
     expect(fake.calls.map((call) => (JSON.parse(call.body) as { content: string }).content[0])).toEqual(['1', '2', '2', '2', '2', '3']);
     expect(await history!.get(first.recordId!)).toMatchObject({ status: 'delivered', chunksSent: 3 });
-    expect(await retry(first.recordId!)).toEqual({ ok: false, reason: `delivery ${first.recordId} was already delivered; nothing to retry` });
+    expect(await retry(first.recordId!)).toEqual({ ok: true, detail: `${first.recordId} was already delivered`, recordId: first.recordId, alreadyDelivered: true });
   });
 
   it('on SQLite a repeatable send is on record in this process at once and commits with the next write, not in a commit of its own', async () => {

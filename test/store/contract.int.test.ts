@@ -339,6 +339,24 @@ describe.each(Object.keys(backends))('store contract on %s', (name) => {
     expect(await outputs.earlierSendFor('gh', 'd-3', 5_000)).toEqual({ id: 'od_5', status: 'sending' }); // no row id asked: by time
   });
 
+  it('a retry takes a failed or uncertain record once: sending again, the other claims refused; a sending or delivered one is not taken', async () => {
+    const { outputDeliveries: outputs } = await open();
+    const subject = { kind: 'webhook' as const, route: 'gh', deliveryId: 'd-r', event: 'pull_request' };
+    for (const id of ['or_failed', 'or_uncertain', 'or_sending', 'or_done']) await outputs.create({ id, target: 'github', extra: {}, subject, output: 'o', runFailed: false, createdAtMs: 1_000 });
+    await outputs.settle('or_failed', { status: 'failed', chunksTotal: 1, chunksSent: 0, error: 'HTTP 500', atMs: 1_100 });
+    await outputs.settle('or_uncertain', { status: 'uncertain', chunksTotal: 1, chunksSent: 0, atMs: 1_100 });
+    await outputs.settle('or_done', { status: 'delivered', chunksTotal: 1, chunksSent: 1, detail: 'sent', atMs: 1_100 });
+    const claims = await Promise.all([outputs.claimRetry('or_failed', 2_000), outputs.claimRetry('or_failed', 2_000), outputs.claimRetry('or_failed', 2_000)]);
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await outputs.get('or_failed')).toMatchObject({ status: 'sending', updatedAtMs: 2_000, error: 'HTTP 500' });
+    expect(await outputs.claimRetry('or_uncertain', 2_000)).toBe(true);
+    expect(await outputs.claimRetry('or_sending', 2_000)).toBe(false);
+    expect(await outputs.claimRetry('or_done', 2_000)).toBe(false);
+    expect(await outputs.claimRetry('or_missing', 2_000)).toBe(false);
+    // A crash during the retry: the record is in doubt again, as after a crash mid-send.
+    expect(await outputs.recoverInterrupted(() => false, 3_000)).toMatchObject({ uncertain: 3 });
+  });
+
   it('records a retry that delivered: the webhook delivery and the job run say so, a failed run or a later one stays', async () => {
     const { deliveries, jobs, outputDeliveries: outputs } = await open();
     for (const id of ['rd-1', 'rd-2']) await deliveries.accept(delivery(id), WINDOW);

@@ -59,6 +59,12 @@ export function createPgOutputDeliveryStore(store: PgStore, nodeId: string): Out
         VALUES ($1, (SELECT COUNT(*) FROM output_delivery_attempts WHERE delivery_id = $1), $2, $3, $4, $5, $6, $7)`,
       [id, attempt.chunk, attempt.attempt, attempt.atMs, attempt.ok, attempt.status, attempt.error]);
     },
+    // `sending` again on this node (its restart recovers it), from failed or uncertain only: two retries at once send once.
+    async claimRetry(id, atMs) {
+      const { rowCount } = await store.query(`UPDATE output_deliveries SET status = 'sending', node_id = $3, updated_at_ms = $2
+        WHERE id = $1 AND status IN ('failed', 'uncertain')`, [id, atMs, nodeId]);
+      return rowCount === 1;
+    },
     async settle(id, state) {
       await store.query(settleSql, [state.status, state.chunksTotal, state.chunksSent, state.detail ?? null, state.error ?? null, state.atMs, id]);
     },

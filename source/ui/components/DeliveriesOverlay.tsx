@@ -33,7 +33,7 @@ export function DeliveriesOverlay({ ops, width, height, version, onClose }: {
   const retry = (row: OutputDeliveryView) => {
     setMessage(`Sending ${row.id.slice(0, 8)} to ${row.target} again...`);
     void ops.deliveries.retry({ id: row.id }).then(
-      (result) => setMessage(result.ok ? `Delivered ${row.id.slice(0, 8)}: ${result.detail}` : `Still failing: ${result.reason}`),
+      (result) => setMessage('busy' in result ? `Not sent: ${result.reason}` : result.ok ? `Delivered ${row.id.slice(0, 8)}: ${result.detail}` : `Still failing: ${result.reason}`),
       (failure: unknown) => setMessage((failure as Error).message),
     ).finally(() => setReads((n) => n + 1));
   };
