@@ -86,14 +86,19 @@ describe('followRun: several requests at once at a terminal', () => {
   const second: ApprovalRecord = { ...request, id: 'b2b2b2b2-0000', argsPreview: 'shutdown' };
   const third: ApprovalRecord = { ...request, id: 'c3c3c3c3-0000', argsPreview: 'halt' };
 
-  it('asks them one after the other (one reader of the keys): answers pasted at once decide them in order', async () => {
+  /** A run at a terminal with `requests` asked for at once, once the first question is on screen. */
+  async function askedTogether(...requests: ApprovalRecord[]) {
     const written = stderr();
     const { events, decide, session } = fakeSession();
     const input = new PassThrough();
     const stop = await followRun(session, { runId: 'r1', origin: 'cli' }, true, input);
-    events.emit('approval.requested', request);
-    events.emit('approval.requested', second);
+    for (const each of requests) events.emit('approval.requested', each);
     await vi.waitFor(() => expect(written()).toContain('approve? [y/N] '));
+    return { written, events, decide, input, stop };
+  }
+
+  it('asks them one after the other (one reader of the keys): answers pasted at once decide them in order', async () => {
+    const { written, decide, input, stop } = await askedTogether(request, second);
     expect(written()).not.toContain('shutdown'); // the second waits for the first
     expect(input.listenerCount('data')).toBe(1);
     input.write('y\nn\n');
@@ -105,14 +110,7 @@ describe('followRun: several requests at once at a terminal', () => {
   });
 
   it('a waiting request decided elsewhere is not asked; the next one is', async () => {
-    const written = stderr();
-    const { events, decide, session } = fakeSession();
-    const input = new PassThrough();
-    const stop = await followRun(session, { runId: 'r1', origin: 'cli' }, true, input);
-    events.emit('approval.requested', request);
-    events.emit('approval.requested', second);
-    events.emit('approval.requested', third);
-    await vi.waitFor(() => expect(written()).toContain('approve? [y/N] '));
+    const { written, events, decide, input, stop } = await askedTogether(request, second, third);
     events.emit('approval.resolved', { ...second, status: 'denied', decidedBy: 'console' });
     input.write('y\n');
     await vi.waitFor(() => expect(written()).toContain('halt'));
