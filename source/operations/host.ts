@@ -75,8 +75,21 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   // too (an event that names its node already, a retried webhook delivery's end, keeps it);
   // approval requests and decisions go as notices the other nodes' approval queues read.
   // Made after the gateway (it records into the read model made of it); approvals are asked only once it runs.
+  // Another node's send that failed, or its retry, changes the cluster's failed count, which this
+  // node's snapshot reports: read again from the store (at most twice a second).
+  let recount: NodeJS.Timeout | undefined;
+  const recordRelayed = (event: GatewayEvent) => {
+    record(event);
+    if (event.type !== 'delivery.finished') return;
+    if (recount) return;
+    recount = setTimeout(() => {
+      recount = undefined;
+      void gateway.deliveries.loadFailedCount().catch(() => {}); // a stopping store: the next start counts again
+    }, 500);
+    recount.unref();
+  };
   const relay: EventRelay | undefined = cluster ? createEventRelay({
-    nodeId: cluster.nodeId, open: cluster.openEvents, record, approvalHeard: (id) => void gateway.approvals.heard(id), jobsHeard: () => gateway.jobs.othersChanged(), logger,
+    nodeId: cluster.nodeId, open: cluster.openEvents, record: recordRelayed, approvalHeard: (id) => void gateway.approvals.heard(id), jobsHeard: () => gateway.jobs.othersChanged(), logger,
   }) : undefined;
   const sweep = relay && cluster ? sweepRemoteRuns(relay, gateway, logger) : undefined;
   for (const type of gatewayEventNames) {
@@ -136,6 +149,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   return {
     gateway, operations, journal, hello, state,
     async stop(reason) {
+      clearTimeout(recount);
       sweep?.stop();
       await gateway.stop(reason);
       await relay?.stop();

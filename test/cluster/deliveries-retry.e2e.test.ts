@@ -44,6 +44,15 @@ describe('deliveries retry across nodes', () => {
     closers.push(() => consoleA.dispose());
     await consoleA.ready();
     const rowOnA = () => consoleA.getState().webhooks.find((each) => each.deliveryId === 'retry-1');
+    /** The failed count a console attaching to each node now starts from (its snapshot). */
+    const failedInSnapshots = () => Promise.all([homeA!, homeB!].map(async (home) => {
+      const attached = await attachLink({ socketPath: home.controlSocket });
+      try {
+        return await new Promise<number>((resolve) => { attached.subscribe({ onSnapshot: (state) => resolve(state.failedDeliveries), onEvent: () => {} }); });
+      } finally {
+        await attached.close();
+      }
+    }));
 
     const body = JSON.stringify({ action: 'hello' });
     const posted = await fetch(`${nodeA.url}/webhooks/chat`, { method: 'POST', headers: { 'content-type': 'application/json', ...githubHeaders(SECRET, body, 'push', 'retry-1') }, body });
@@ -51,6 +60,8 @@ describe('deliveries retry across nodes', () => {
     const ranOn = (await waitUntil(async () => /State: +delivery_failed on node (\S+)\n/.exec((await throughA('webhook', 'show', 'retry-1')).stdout), 30_000, 'the webhook delivery to fail'))[1]!;
     expect([idA, idB]).toContain(ranOn);
     await waitUntil(() => rowOnA()?.runState === 'delivery_failed' && consoleA.getState().failedDeliveries === 1, 5_000, 'the console on node A to count the failure');
+    // A console attaching to either node starts from the cluster's count, whichever node ran it.
+    await waitUntil(async () => (await failedInSnapshots()).every((count) => count === 1), 10_000, 'both nodes\' snapshots to count the failure');
     const failedSends = chat.calls.length; // the send's own tries, each answered 500
     expect(failedSends).toBeGreaterThan(0);
 
@@ -79,6 +90,7 @@ describe('deliveries retry across nodes', () => {
       return row?.runState === 'delivered' && row.delivery?.ok === true && consoleA.getState().failedDeliveries === 0;
     }, 10_000, 'the console on node A to show the retried delivery');
     expect(rowOnA()).toMatchObject({ runNode: ranOn, delivery: { ok: true, detail: expect.stringMatching(/^sent to telegram 42 \(delivered on retry; before: /) } });
+    await waitUntil(async () => (await failedInSnapshots()).every((count) => count === 0), 10_000, 'both nodes\' snapshots to count the retry');
 
     // Delivered now: a second retry, through either node, sends nothing.
     for (const through of [throughA, throughB]) {
