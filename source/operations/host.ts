@@ -71,10 +71,6 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     activity.apply(event);
     journal.append(event.type, event.data);
   };
-  // Cluster mode: webhook and run events carry the node that handled them and go to the other nodes
-  // too (an event that names its node already, a retried webhook delivery's end, keeps it);
-  // approval requests and decisions go as notices the other nodes' approval queues read.
-  // Made after the gateway (it records into the read model made of it); approvals are asked only once it runs.
   // Another node's send that failed, or its retry, changes the cluster's failed count, which this
   // node's snapshot reports: read again from the store (at most twice a second).
   let recount: NodeJS.Timeout | undefined;
@@ -88,6 +84,10 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     }, 500);
     recount.unref();
   };
+  // Cluster mode: webhook and run events carry the node that handled them and go to the other nodes
+  // too (an event that names its node already, a retried webhook delivery's end, keeps it);
+  // approval requests and decisions go as notices the other nodes' approval queues read.
+  // Made after the gateway (it records into the read model made of it); approvals are asked only once it runs.
   const relay: EventRelay | undefined = cluster ? createEventRelay({
     nodeId: cluster.nodeId, open: cluster.openEvents, record: recordRelayed, approvalHeard: (id) => void gateway.approvals.heard(id), jobsHeard: () => gateway.jobs.othersChanged(), logger,
   }) : undefined;
