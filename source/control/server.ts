@@ -42,6 +42,8 @@ export interface ControlServerDeps {
   maxBufferedBytes?: number;
   /** How long a TCP client with a token may stay connected without `control.auth`. Default 10 s. */
   authTimeoutMs?: number;
+  /** Called when the number of event subscribers changes (cluster mode relays events only while some node is watched). */
+  subscribersChanged?: (count: number) => void;
 }
 
 export interface ControlServer {
@@ -87,8 +89,10 @@ export function createControlServer(deps: ControlServerDeps): ControlServer {
       journal,
       ...(deps.views ? { views: deps.views } : {}),
       setSubscribed: (which, subscribed, operator, view) => {
+        const before = subscribers.size;
         if (subscribed) subscribers.set(which, view);
         else subscribers.delete(which);
+        if (subscribers.size !== before) deps.subscribersChanged?.(subscribers.size);
         // Listening from the first subscriber on, not from start: a journal that keeps events only once
         // listened to (the gateway's) then keeps nothing while no client could resume from it.
         if (subscribed && unixServer) stopListening ??= journal.listen(broadcast);

@@ -90,6 +90,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   // Made after the gateway (it records into the read model made of it); approvals are asked only once it runs.
   const relay: EventRelay | undefined = cluster ? createEventRelay({
     nodeId: cluster.nodeId, open: cluster.openEvents, record: recordRelayed, approvalHeard: (id) => void gateway.approvals.heard(id), jobsHeard: () => gateway.jobs.othersChanged(), logger,
+    ownRows: () => activity.state().webhooks.filter((row) => row.node === cluster.nodeId || row.runNode === cluster.nodeId),
   }) : undefined;
   const sweep = relay && cluster ? sweepRemoteRuns(relay, gateway, logger) : undefined;
   for (const type of gatewayEventNames) {
@@ -129,10 +130,13 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     views: { console: consoleEventView },
     hello,
     logger,
+    // An in-process console watches for as long as the process runs.
+    subscribersChanged: (count) => relay?.watch(count + (options.mode === 'console' ? 1 : 0)),
   });
 
   operators = () => server.operators();
   await relay?.start();
+  if (options.mode === 'console') relay?.watch(1);
   try {
     await gateway.start();
     try {

@@ -5,7 +5,7 @@ import type { McpServerView } from '../mcp/manager.js';
 import type { SessionGrant } from '../agent/approval-queue.js';
 import type { ApprovalRecord } from '../store/approvals.js';
 import type { JobRow } from '../store/jobs.js';
-import { createWebhookRing, type WebhookRow } from './webhook-rows.js';
+import { createWebhookRing, mergeWebhookRows, type WebhookRow } from './webhook-rows.js';
 
 /** Who serves this state: identity for headers and `status` (the control channel's hello). */
 export interface GatewayHello {
@@ -55,7 +55,14 @@ export interface GatewayState {
 
 /** One event of the journal: every bus event, plus the gateway's log lines. */
 export type GatewayEvent = { [K in keyof EventMap]: { type: K; data: EventMap[K][0] } }[keyof EventMap];
-type EventMap = GatewayEventMap & { 'log.line': [LogLine] };
+type EventMap = GatewayEventMap & {
+  'log.line': [LogLine];
+  /**
+   * Cluster mode: another node's recent webhook rows, sent when a console began watching here (a
+   * node relays its events only while some node is watched: source/cluster/event-relay.ts).
+   */
+  'webhook.rowsShared': [{ node: string; rows: WebhookRow[] }];
+};
 
 export const MAX_OUTPUTS = 200;
 export const MAX_APPROVAL_HISTORY = 20;
@@ -66,7 +73,7 @@ export const resyncEvents: ReadonlySet<string> = new Set(['gateway.started', 'ga
 
 /** The event types `createReadModel` folds, and those after which a console reads the state again. */
 const consoleTypes: ReadonlySet<string> = new Set([
-  'webhook.received', 'webhook.runStarted', 'webhook.completed', 'log.line', 'run.started', 'run.finished', 'output.delivered',
+  'webhook.received', 'webhook.runStarted', 'webhook.completed', 'webhook.rowsShared', 'log.line', 'run.started', 'run.finished', 'output.delivered',
   'approval.requested', 'approval.resolved', 'approval.grantsChanged', 'job.changed', 'job.started', 'job.finished', 'mcp.statusChanged', 'delivery.finished', ...resyncEvents,
 ]);
 
@@ -123,6 +130,9 @@ export function createReadModel(initial: GatewayState) {
       case 'webhook.received': return webhooks.received(event.data);
       case 'webhook.runStarted': return webhooks.runStarted(event.data);
       case 'webhook.completed': return webhooks.completed(event.data);
+      case 'webhook.rowsShared':
+        webhooks = createWebhookRing(undefined, mergeWebhookRows(webhooks.rows(), event.data.rows));
+        return;
       case 'log.line':
         logs.push(event.data);
         if (logs.length > MAX_LOG_LINES + MAX_LOG_LINES / 4) logs = logs.slice(-MAX_LOG_LINES);

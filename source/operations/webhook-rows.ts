@@ -180,3 +180,55 @@ export function createWebhookRing(capacity = MAX_WEBHOOK_ROWS, initial: readonly
     },
   };
 }
+
+type RunFields = Pick<WebhookRow, 'runState' | 'runStatus' | 'delivery' | 'runNode'>;
+
+/** How far a row's run has come: of two rows of one delivery, a merge keeps the run of the one further on. */
+function progress(row: RunFields): number {
+  if (row.runState === undefined) return 0;
+  if (row.runState === 'queued') return 1;
+  return row.runState === 'running' ? 2 : 3;
+}
+
+const runOf = (row: RunFields): RunFields => ({ runState: row.runState, runStatus: row.runStatus, delivery: row.delivery, runNode: row.runNode });
+
+/** Leaves out the fields a row does not have (rows built by `rowAt` never carry undefined ones). */
+function defined(row: WebhookRow): WebhookRow {
+  for (const field of Object.keys(row) as Array<keyof WebhookRow>) if (row[field] === undefined) delete row[field];
+  return row;
+}
+
+/**
+ * Cluster mode: rows another node sent (its recent requests and runs, when a console began watching
+ * here; their keys made unique by the sender) laid into `current`, newest first, at most `capacity`.
+ * A request and its run, seen by different nodes, make one row: the request's fields from the row
+ * that saw the request (it names its node), the run's from the row further on. A row heard again
+ * (the same key) replaces the one before.
+ */
+export function mergeWebhookRows(current: readonly WebhookRow[], incoming: readonly WebhookRow[], capacity = MAX_WEBHOOK_ROWS): WebhookRow[] {
+  const rows = current.slice();
+  const found = new Map<string, number>();
+  // An accepted request is one row per route and delivery id; any other (refused, duplicate, replay)
+  // is the same row when all it says is the same (it may have been relayed here before).
+  const identity = (row: WebhookRow) => (row.outcome === 'accepted'
+    ? `${row.route}\u0000${row.deliveryId}`
+    : `${row.route}\u0000${row.deliveryId}\u0000${row.outcome}\u0000${row.atMs}\u0000${row.status}\u0000${row.node ?? ''}`);
+  const index = (row: WebhookRow, at: number) => {
+    found.set(row.key, at);
+    if (!found.has(identity(row))) found.set(identity(row), at);
+  };
+  rows.forEach(index);
+  for (const row of incoming) {
+    const at = found.get(row.key) ?? found.get(identity(row));
+    if (at === undefined) {
+      rows.push(row);
+      index(row, rows.length - 1);
+      continue;
+    }
+    const known = rows[at]!;
+    const request = row.node !== undefined && known.node === undefined ? row : known;
+    const run = progress(row) >= progress(known) ? row : known;
+    rows[at] = defined({ ...request, ...runOf(run), key: known.key });
+  }
+  return rows.sort((a, b) => b.atMs - a.atMs).slice(0, capacity);
+}

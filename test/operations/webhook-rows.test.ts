@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createWebhookRing, type WebhookRow } from '../../source/operations/webhook-rows.js';
+import { createWebhookRing, mergeWebhookRows, type WebhookRow } from '../../source/operations/webhook-rows.js';
 import type { WebhookCompleted } from '../../source/webhooks/types.js';
 
 /** The ring's rules, written the plain way (an array, newest first, and a scan): what the ring must match. */
@@ -102,5 +102,32 @@ describe('the webhook rows ring', () => {
     ring.runStarted({ seq: 1, route: 'a', event: 'e', deliveryId: 'd', origin: 'o', replayOf: null, atMs: 3 });
     expect(ring.rows()[1]).not.toBe(older);
     expect(ring.rows()[1]).toMatchObject({ deliveryId: 'd', runState: 'running', key: older!.key });
+  });
+
+  it('cluster: rows another node shared join those here, newest first: a request and its run seen on two nodes make one row', () => {
+    const request = (key: string, atMs: number, deliveryId: string, extra: Partial<WebhookRow> = {}): WebhookRow => ({ key, atMs, route: 'gh', event: 'push', deliveryId, outcome: 'accepted', status: 202, ...extra });
+    const here = [
+      request('a3', 30, 'd-3', { node: 'node-a', runState: 'delivered', runStatus: 'ok', delivery: { ok: true, detail: 'log' }, runNode: 'node-a' }),
+      request('a2', 20, 'd-2', { node: 'node-a', runState: 'queued' }), // answered here, run on node-b
+      request('a1', 10, 'd-1', { node: 'node-a', runState: 'running', runNode: 'node-a' }),
+      { ...request('a0', 5, 'd-0', { node: 'node-b' }), outcome: 'unauthorized', status: 401, reason: 'bad signature' } satisfies WebhookRow,
+    ];
+    const shared = [
+      request('node-b/b9', 25, 'd-9', { node: 'node-b', runState: 'delivered', runStatus: 'ok', delivery: { ok: true, detail: 'log' }, runNode: 'node-b' }),
+      request('node-b/b2', 21, 'd-2', { runState: 'delivered', runStatus: 'ok', delivery: { ok: true, detail: 'log' }, runNode: 'node-b' }), // its run, the request not seen there
+      request('node-b/b1', 9, 'd-1', { runState: 'queued' }), // an older view of d-1's run
+      { ...request('node-b/b0', 5, 'd-0', { node: 'node-b' }), outcome: 'unauthorized', status: 401, reason: 'bad signature' } satisfies WebhookRow,
+    ];
+    const merged = mergeWebhookRows(here, shared);
+    expect(merged.map((row) => row.deliveryId)).toEqual(['d-3', 'd-9', 'd-2', 'd-1', 'd-0']); // the refused request relayed before is one row
+    expect(merged[2]).toEqual(request('a2', 20, 'd-2', { node: 'node-a', runState: 'delivered', runStatus: 'ok', delivery: { ok: true, detail: 'log' }, runNode: 'node-b' }));
+    expect(merged[3]).toEqual(here[2]); // the run further on is kept
+    // Shared again (a console attached there once more): the same rows, not twice.
+    expect(mergeWebhookRows(merged, shared)).toEqual(merged);
+    expect(mergeWebhookRows(here, shared, 3).map((row) => row.key)).toEqual(['a3', 'node-b/b9', 'a2']);
+    // The ring made of merged rows keeps their keys and finds their deliveries for the events after.
+    const ring = createWebhookRing(undefined, merged);
+    ring.completed({ seq: 1, route: 'gh', event: 'push', deliveryId: 'd-1', state: 'delivered', runId: null, runStatus: 'ok', delivery: { ok: true, detail: 'log' }, atMs: 40, node: 'node-a' });
+    expect(ring.rows().map((row) => [row.key, row.runState])).toEqual([['a3', 'delivered'], ['node-b/b9', 'delivered'], ['a2', 'delivered'], ['a1', 'delivered'], ['a0', undefined]]);
   });
 });
