@@ -64,6 +64,12 @@ export function createMcpManager(deps: McpManagerDeps) {
   /** Each server's last discovery, registered again when a name it skipped is freed. */
   const registerAgain = new Map<string, () => void>();
   let stopping = false;
+  /** Server names in config.json's order (as of the last start or reload): of two servers that want one tool name, the first has it. */
+  let configOrder: string[] = [];
+  const before = (name: string, other: string): boolean => {
+    const rank = (server: string) => { const at = configOrder.indexOf(server); return at < 0 ? Infinity : at; };
+    return rank(name) < rank(other);
+  };
   const tokens = deps.tokens ?? fileTokenStores(deps.tokensDir ?? tokensDirOf(path.dirname(deps.logsDir)));
 
   function register(server: ResolvedMcpServer, connection: McpConnection, discovery: Parameters<typeof buildCatalog>[0]): void {
@@ -74,10 +80,13 @@ export function createMcpManager(deps: McpManagerDeps) {
     unregister(server.name);
     const kept: CatalogEntry[] = [];
     const left: SkippedTool[] = [];
+    const losers = new Set<string>();
     for (const definition of catalog.definitions) {
       const entry = catalog.entries.find((e) => e.name === definition.name)!;
       const holder = deps.registry.get(definition.name);
-      if (holder) {
+      // Which of two servers keeps a name must not depend on which connected first.
+      if (holder?.source && connections.has(holder.source) && before(server.name, holder.source) && giveUp(holder.source, definition.name, server.name)) losers.add(holder.source);
+      else if (holder) {
         const owner = holder.source ?? 'another source';
         deps.logger.warn(`server ${server.name}: tool ${definition.name} is already registered by ${owner}; skipped`);
         left.push({ name: definition.name, original: entry.original, owner });
@@ -89,6 +98,19 @@ export function createMcpManager(deps: McpManagerDeps) {
     registered.set(server.name, kept);
     skipped.set(server.name, left);
     deps.onToolsChanged?.({ server: server.name, tools: kept.map((e) => e.name) });
+    for (const loser of losers) deps.onToolsChanged?.({ server: loser, tools: (registered.get(loser) ?? []).map((e) => e.name) });
+  }
+
+  /** A server later in config.json gives `name` up to `taker`, and lists it as skipped. False when it does not hold it. */
+  function giveUp(holder: string, name: string, taker: string): boolean {
+    const entries = registered.get(holder) ?? [];
+    const entry = entries.find((e) => e.name === name);
+    if (!entry) return false;
+    deps.registry.unregister(name);
+    registered.set(holder, entries.filter((e) => e !== entry));
+    skipped.set(holder, [...(skipped.get(holder) ?? []), { name, original: entry.original, owner: taker }]);
+    deps.logger.warn(`server ${holder}: tool ${name} is registered by ${taker}, which comes first in config.json; skipped`);
+    return true;
   }
 
   function unregister(name: string): void {
@@ -127,6 +149,7 @@ export function createMcpManager(deps: McpManagerDeps) {
   const resolve = (values: ConfigFile) => {
     const resolved = resolveMcpServers(values);
     configWarnings = resolved.warnings;
+    configOrder = resolved.servers.map((server) => server.name);
     for (const warning of resolved.warnings) deps.logger.warn(warning);
     return resolved;
   };

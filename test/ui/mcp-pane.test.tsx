@@ -48,17 +48,15 @@ describe('MCP servers pane (1)', () => {
 
   it('lists under Enter the tools a server skipped because another server has the name', async () => {
     const fixture = { command: NODE, args: [FIXTURE_SERVER, 'stdio'], tools: { include: ['echo'] } };
-    // `docs-v1` and `docs_v1` sanitize alike: the one registered second skips `mcp__docs_v1__echo`.
+    // `docs-v1` and `docs_v1` sanitize alike: `docs_v1`, second in config.json, skips `mcp__docs_v1__echo` (whichever connects first).
     const view = await renderConsole({ edit: (config) => { config.mcp_servers = { 'docs-v1': fixture, docs_v1: fixture }; } });
     closers.push(view.close);
     const { lastFrame, stdin } = view;
     stdin.write('1');
-    const list = await waitForFrame(lastFrame, (f) => /(docs-v1|docs_v1)\s+● ready.*\n(docs-v1|docs_v1)\s+● ready/.test(f) && f.includes('0 tools'), 20_000);
+    const list = await waitForFrame(lastFrame, (f) => /docs_v1\s+● ready\s.*0 tools/.test(f) && /docs-v1\s+● ready\s.*1 tool/.test(f), 20_000);
+    const [owner, loser] = ['docs-v1', 'docs_v1'];
     const rows = list.split('\n').filter((line) => /^docs.v1 /.test(line));
-    const loserRow = rows.findIndex((line) => line.includes('0 tools'));
-    const loser = rows[loserRow]!.split(' ')[0]!;
-    const owner = loser === 'docs-v1' ? 'docs_v1' : 'docs-v1';
-    if (loserRow === 1) stdin.write(keys.down);
+    if (rows.findIndex((line) => line.startsWith(loser)) === 1) stdin.write(keys.down);
     stdin.write(keys.enter);
     const details = await waitForFrame(lastFrame, (f) => f.includes(`${loser}: ready`) && f.includes('skipped'));
     expect(details).toContain(`! tool "mcp__docs_v1__echo" (echo) skipped: "${owner}" already provides it`);
