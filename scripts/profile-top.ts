@@ -2,7 +2,7 @@
 // markdown; `--inclusive` counts the time under each function or package instead (self plus callees).
 // `--busiest S`: only the S-second span with the most non-idle samples; `--window FROM,TO`: only
 // that span, in seconds from the profile's start (a benchmark's measured round without the start-up
-// before it or the stop after it; scripts/profile-timeline.ts shows where that is).
+// before it or the stop after it; the header line prints the span `--busiest` found, in those seconds).
 // Usage: npx tsx scripts/profile-top.ts <file.cpuprofile> [--top 25] [--by function|package|file] [--inclusive] [--busiest S | --window FROM,TO]
 import { busiestWindow, frameLabel, packageOf, readProfile, selfTimes, shortUrl, type ProfileNode, type Window } from './cpu-profile.js';
 
