@@ -142,7 +142,9 @@ async function consoleFirstFrames(count: number): Promise<{ frames: number[]; ru
     return ms;
   };
   try {
-    tmux('start-server'); // the server's own start is in no round
+    // The server's own start is in no round, and a session of its own keeps it up between rounds: with
+    // none left it exits, and a `new-session` in that moment failed with "server exited unexpectedly".
+    tmux('new-session', '-d', '-s', 'keep', 'sleep 86400');
     for (let round = 0; round < count; round++) {
       textFloor.push(await floorRound(`text${round}`, floors.text));
       inkFloor.push(await floorRound(`ink${round}`, floors.ink));
