@@ -5,6 +5,7 @@ import { OperatorError } from '../operations/errors.js';
 import type { McpServerConfig } from '../config/types.js';
 import { sayApplied } from './config-command.js';
 import { homeOf } from './context.js';
+import { skippedLine } from '../mcp/skipped-line.js';
 import { positiveNumber } from './number-options.js';
 import { print, say, UsageError } from './output.js';
 import { withOperations } from './session.js';
@@ -33,7 +34,7 @@ export function mcpCommand(): Command {
       for (const v of views) {
         print(`${v.name}  ${v.status}  ${v.transport}  era ${v.era ?? '-'}${v.reason ? `  (${v.reason})` : ''}`);
         for (const t of v.tools) print(`  ${t.name}  <- ${t.original}${t.readOnly ? '  read-only' : ''}`);
-        for (const t of v.skipped) print(`  ! tool "${t.name}" (${t.original}) skipped: "${t.owner}" already provides it`);
+        for (const t of v.skipped) print(`  ${skippedLine(t)}`);
         if (v.status === 'ready' && v.tools.length === 0 && v.skipped.length === 0) print('  (no tools registered: the filters left none and no utility tool applies)');
       }
     }));

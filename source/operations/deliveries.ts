@@ -8,8 +8,6 @@ import { optionalCount, optionalFlag, text, type Implementation, type Params } f
 /** A delivery without its output text, with a title saying what it was for (webhook, job or console run). */
 export type OutputDeliveryView = Omit<OutputDelivery, 'output'> & { title: string };
 
-/** `alreadyDelivered`: nothing was sent, the record had arrived before (not a failure). */
-
 export interface DeliveryOperations {
   /** Outputs sent to targets, newest first, attempts included (the output text left out). */
   list(params: { failed?: boolean; limit?: number }): Promise<OutputDeliveryView[]>;

@@ -1,6 +1,7 @@
 import { Text } from 'ink';
 import type { McpServerStatus } from '../../mcp/connection.js';
 import type { McpServerView } from '../../mcp/manager.js';
+import { skippedLine } from '../../mcp/skipped-line.js';
 import type { Operations } from '../../operations/index.js';
 import type { ConsoleState } from '../console-model.js';
 import { useFetched } from '../hooks/useFetched.js';
@@ -77,7 +78,7 @@ function McpDetails({ server, ops, height, width, focused }: { server: McpServer
       { text: `  ${tool.name}${tool.readOnly ? '  [read-only]' : ''}${tool.utility ? '  [utility]' : ''}`, color: tool.readOnly ? theme.ok : undefined },
       ...(tool.description ? tool.description.split('\n').map((text) => ({ text: `      ${text}`, dim: true })) : []),
     ]),
-    ...server.skipped.map((tool) => ({ text: `  ! tool "${tool.name}" (${tool.original}) skipped: "${tool.owner}" already provides it`, color: theme.warn })),
+    ...server.skipped.map((tool) => ({ text: `  ${skippedLine(tool)}`, color: theme.warn })),
   ];
   return <ScrollText lines={lines} height={height} width={width} focused={focused} hint="Esc back · R reconnect · l login · e edit" />;
 }

@@ -1,0 +1,6 @@
+import type { SkippedTool } from './manager.js';
+
+/** How `mcp list` and the console's server details say a tool was left out for a name clash. */
+export function skippedLine(tool: SkippedTool): string {
+  return `! tool "${tool.name}" (${tool.original}) skipped: "${tool.owner}" already provides it`;
+}
