@@ -7,9 +7,11 @@ type StartedRun = Parameters<RunBackend['started']>[0];
 
 /**
  * What a run records, off its hot path: a run never waits for the store (on SQLite the writes are
- * kept through a lock held elsewhere; on PostgreSQL each is a round trip), yet its rows reach the
- * store in order: the run row, then its tool calls, then its result (a tool call row needs its
- * run row). A write that fails is logged with the run's id, and the run goes on.
+ * kept through a lock held elsewhere), yet its rows reach the store in order: the run row, then
+ * its tool calls, then its result (a tool call row needs its run row). A store whose writes commit
+ * in the order they are made (PostgreSQL's record writes, `writesInOrder`) gets each at once, so
+ * that a run's start and end can ride in one statement; otherwise each waits for the one before.
+ * A write that fails is logged with the run's id, and the run goes on.
  */
 export interface RunRecorder {
   started(run: StartedRun): void;
@@ -36,8 +38,9 @@ export function createRunRecorder(runs: RunBackend, logger: Logger): RunRecorder
     const chain = chains.get(runId);
     const entry = chain ?? { last: Promise.resolve(), open: 0 };
     entry.open += 1;
-    // Nothing of this run in flight: write now (SQLite then has it when this returns, as before).
-    entry.last = (chain ? chain.last.then(attempt) : attempt()).finally(() => {
+    // Nothing of this run in flight, or a store that keeps the order itself: write now (SQLite
+    // then has it when this returns, as before).
+    entry.last = (chain && !runs.writesInOrder ? chain.last.then(attempt) : attempt()).finally(() => {
       entry.open -= 1;
       if (entry.open === 0 && chains.get(runId) === entry) chains.delete(runId);
     });

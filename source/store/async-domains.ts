@@ -23,15 +23,19 @@ export type DeliveryBackend = AsyncDomain<DeliveryStore, 'committed' | 'acceptCo
 export type SubscriptionBackend = AsyncDomain<SubscriptionStore>;
 export type AuditBackend = AsyncDomain<AuditLog>;
 export type ApprovalBackend = AsyncDomain<ApprovalStore>;
-export type RunBackend = AsyncDomain<RunStore>;
+export type RunBackend = AsyncDomain<RunStore> & WritesInOrder;
 export type JobBackend = AsyncDomain<JobStore>;
-export type OutputDeliveryBackend = AsyncDomain<OutputDeliveryStore> & {
+export type OutputDeliveryBackend = AsyncDomain<OutputDeliveryStore> & WritesInOrder;
+
+interface WritesInOrder {
   /**
-   * True when a write is made in the call itself and writes commit in the order they are made (SQLite:
-   * one connection, grouped commits): a later write of this process never lands without it.
+   * True when a write is made (or queued) in the call itself and writes commit in the order they
+   * are made: a later write of this process on the runs' path never lands without it. SQLite: one
+   * connection, grouped commits. PostgreSQL: record writes carried by the next claim or final
+   * state (source/store/pg/carried-writes.ts).
    */
   readonly writesInOrder?: boolean;
-};
+}
 
 /**
  * SQLite's synchronous accept with commits grouped per event-loop turn: the intake's fast path

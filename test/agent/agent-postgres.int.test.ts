@@ -47,7 +47,25 @@ describe('agent runs on PostgreSQL', () => {
     return made;
   }
 
-  it('records the run row, then its tool call, then its result, while the run never waits for the store', async () => {
+  it('records the run row, its tool call and its result in the order made, while the run never waits for the store', async () => {
+    const [store] = await stores();
+    const runs = pgBackends(store!).runs;
+    expect(runs.writesInOrder).toBe(true);
+    // The runs table is locked until the run has its result: its writes wait in the store, in order (a tool call's row needs its run's).
+    const locker = await store!.pool.connect();
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE runs IN EXCLUSIVE MODE');
+    const agent = await stack(runs, store!);
+    const result = await agent.runAgent({ prompt: 'Triage issue 7', origin: 'webhook:gh:7' });
+    expect(result).toMatchObject({ status: 'ok', output: 'Issue 7 is a duplicate.', steps: 2 });
+    await locker.query('COMMIT');
+    locker.release();
+    const stored = await agent.runs.get(result.runId);
+    expect(stored).toMatchObject({ id: result.runId, origin: 'webhook:gh:7', status: 'ok', output: 'Issue 7 is a duplicate.', steps: 2, provider: 'openai-compatible', model: 'scripted-1' });
+    expect(stored!.toolCalls).toEqual([expect.objectContaining({ name: 'lookup', args: '{"id":"issue-7"}', result: 'duplicate of issue 3', isError: false })]);
+  });
+
+  it('on a store that does not keep the order itself: the run row, then its tool call, then its result, each after the one before', async () => {
     const [store] = await stores();
     const backend = pgBackends(store!).runs;
     // The run row's write is held until the run has its result: the later writes must wait behind it.
@@ -56,6 +74,7 @@ describe('agent runs on PostgreSQL', () => {
     const order: string[] = [];
     const runs: RunBackend = {
       ...backend,
+      writesInOrder: false,
       started: async (run) => { order.push('started'); await held; await backend.started(run); order.push('started done'); },
       toolCall: async (...args) => { order.push('toolCall'); await backend.toolCall(...args); order.push('toolCall done'); },
       finished: async (result) => { order.push('finished'); await backend.finished(result); order.push('finished done'); },

@@ -15,7 +15,7 @@ async function deadStore(): Promise<PgStore> {
   });
   const pool = new pg.Pool({ host: '127.0.0.1', port, user: 'u', password: 'p', database: 'd', connectionTimeoutMillis: 2_000 });
   pool.on('error', () => {});
-  return { pool, query: (sql, values) => pool.query(sql, values), intakeQuery: (sql, values) => pool.query(sql, values), recordQuery: (sql, values) => pool.query(sql, values), transaction: () => Promise.reject(new Error('unused')), close: () => pool.end() };
+  return { pool, query: (sql, values) => pool.query(sql, values), intakeQuery: (sql, values) => pool.query(sql, values), recordWrite: async (sql, values) => { await pool.query(sql, values); }, carryingQuery: (sql, values) => pool.query(sql, values), transaction: () => Promise.reject(new Error('unused')), close: () => pool.end() };
 }
 
 const closers: Array<() => Promise<void>> = [];

@@ -31,23 +31,26 @@ export function createPgOutputDeliveryStore(store: PgStore, nodeId: string): Out
       FROM output_delivery_attempts WHERE delivery_id = ANY($1) ORDER BY delivery_id, seq`, [rows.map((row) => row.id)]);
     return rows.map((row) => ({ ...row, attempts: attempts.filter((attempt) => attempt.deliveryId === row.id).map(({ deliveryId: _deliveryId, ...attempt }) => attempt) }));
   };
-  const select = async (where: string, params: unknown[]) => hydrate((await store.query<Omit<OutputDelivery, 'attempts'>>(`SELECT ${columns} FROM output_deliveries ${where}`, params)).rows);
+  // Reads carry this node's record writes waiting (carried-writes.ts): a send's record shows as soon as the send returns.
+  const select = async (where: string, params: unknown[]) => hydrate((await store.carryingQuery<Omit<OutputDelivery, 'attempts'>>(`SELECT ${columns} FROM output_deliveries ${where}`, params)).rows);
   return {
+    writesInOrder: true,
     // Written once with its outcome (\`settled\`): the send of a target that costs nothing to repeat
-    // (source/delivery/deliver.ts), so its record need not wait for the disk (recordQuery). A
+    // (source/delivery/deliver.ts), so its record is a record write (recordWrite: it rides with the
+    // webhook's final state, or goes without waiting for the disk). A
     // \`sending\` row must be durable before the send: it is how a crash knows a send may have arrived.
     async create(record, settled) {
       const values = [record.id, record.target, JSON.stringify(record.extra), JSON.stringify(record.subject), record.output, record.runFailed, settled?.status ?? 'sending',
         settled?.chunksTotal ?? 0, settled?.chunksSent ?? 0, settled?.detail ?? null, settled?.error ?? null, record.createdAtMs, settled?.atMs ?? record.createdAtMs, nodeId];
       const attempt = settled?.attempt;
-      if (attempt) return void await store.recordQuery(insertWithAttemptSql, [...values, attempt.chunk, attempt.attempt, attempt.atMs, attempt.ok, attempt.status, attempt.error]);
-      if (settled) return void await store.recordQuery(insertSql, values);
+      if (attempt) return void await store.recordWrite(insertWithAttemptSql, [...values, attempt.chunk, attempt.attempt, attempt.atMs, attempt.ok, attempt.status, attempt.error]);
+      if (settled) return void await store.recordWrite(insertSql, values);
       if (!record.held) return void await store.query(insertSql, values);
       // The fence of a webhook's send: its row goes in only while this claim still holds the
       // delivery, under a lock on the delivery row that a takeover's requeue or adoption waits for
       // (docs/cluster.md, "Cost of a false death"). Written first, the node that takes over sees the
       // send and does not make it again; taken over first, this node does not send.
-      const { rowCount } = await store.query(fencedInsertSql, [...values, record.held.seq, record.held.startedAtMs]);
+      const { rowCount } = await store.carryingQuery(fencedInsertSql, [...values, record.held.seq, record.held.startedAtMs]);
       if (rowCount === 0) {
         const what = record.subject.kind === 'webhook' ? `webhook delivery ${record.subject.route} ${record.subject.deliveryId}` : `webhook delivery ${record.held.seq}`;
         throw new Error(`node ${nodeId} no longer holds ${what}: another node took over its work while this one was silent, so it is not sent from here`);
@@ -84,11 +87,11 @@ export function createPgOutputDeliveryStore(store: PgStore, nodeId: string): Out
       }
       return { uncertain, failed };
     }),
-    earlierSendFor: async (route, deliveryId, sinceMs, seq) => (await store.query<EarlierSend>(`SELECT id, status FROM output_deliveries WHERE status IN ('sending', 'uncertain', 'delivered')
+    earlierSendFor: async (route, deliveryId, sinceMs, seq) => (await store.carryingQuery<EarlierSend>(`SELECT id, status FROM output_deliveries WHERE status IN ('sending', 'uncertain', 'delivered')
       AND subject->>'kind' = 'webhook' AND subject->>'route' = $1 AND subject->>'deliveryId' = $2
       AND (subject->>'seq' = $4::text OR ((subject->>'seq' IS NULL OR $4::text IS NULL) AND created_at_ms >= $3))
       ORDER BY created_at_ms DESC, inserted DESC LIMIT 1`, [route, deliveryId, sinceMs, seq === undefined ? null : String(seq)])).rows[0],
-    countFailed: async () => (await store.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM output_deliveries WHERE status = 'failed'`)).rows[0]!.n,
+    countFailed: async () => (await store.carryingQuery<{ n: number }>(`SELECT COUNT(*)::int AS n FROM output_deliveries WHERE status = 'failed'`)).rows[0]!.n,
     get: async (id) => (await select('WHERE id = $1', [id]))[0],
     async find(idOrPrefix) {
       const rows = await select(`WHERE id LIKE $1 || '%' ESCAPE '\\' LIMIT 2`, [escapeLike(idOrPrefix)]);

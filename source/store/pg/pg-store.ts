@@ -2,6 +2,8 @@ import pg from 'pg';
 import type { Migration } from '../migrations.js';
 import { pgMigrations } from './migrations.js';
 import { StoreUnavailableError } from '../store-fault.js';
+import { createCarriedWrites } from './carried-writes.js';
+import { batchable, sendBatch, type Statement } from './statement-batch.js';
 import { pgProfileFromEnv, statementLabel, type PgProfile } from './profile.js';
 
 /** An open PostgreSQL store: a pool, and transactions on one of its connections. */
@@ -14,14 +16,18 @@ export interface PgStore {
    */
   intakeQuery<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
   /**
-   * A statement that commits without waiting for its WAL to reach the disk (synchronous_commit off,
-   * on connections of their own): a third of the database's CPU of a durable commit on this kind of
-   * machine. Only for rows whose loss in a crash of PostgreSQL is harmless: a crash of the database
+   * A record write: a row whose loss in a crash of PostgreSQL is harmless, made without a round
+   * trip of its own. It goes with this node's next `carryingQuery`, or alone within
+   * CARRY_WAIT_MS on connections that commit without waiting for their WAL to reach the disk
+   * (synchronous_commit off: a third of the database's CPU of a durable commit on this kind of
+   * machine), in the order writes were asked for (carried-writes.ts). A crash of the database
    * loses at most the last few hundred ms of these, never a commit made durable after them (the WAL
    * is flushed in order), and what reads them after a crash copes (a run without its record is run
-   * again; records of sends to targets that cost nothing to repeat).
+   * again; records of sends to targets that cost nothing to repeat). Settles once committed.
    */
-  recordQuery<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  recordWrite(sql: string, values?: unknown[]): Promise<void>;
+  /** A statement of the runs' path (a claim, a final state) that takes the record writes waiting with it. */
+  carryingQuery<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
   /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -46,8 +52,10 @@ export async function lockKey(client: pg.PoolClient, key: string): Promise<void>
 
 /** The intake lane's connections: a batch of accepts in flight, the next one, and a rate check. */
 const INTAKE_CONNECTIONS = 3;
-/** The connections of `recordQuery`: its statements are short and never wait for the disk. */
+/** The connections of record writes that go alone: their statements are short and never wait for the disk. */
 const RECORD_CONNECTIONS = 3;
+/** How long a record write waits for a carrying statement before it goes alone. */
+export const CARRY_WAIT_MS = 20;
 
 /** Any fixed number: the key of the advisory lock every node takes to migrate (one at a time). */
 const MIGRATION_LOCK = 726_514_001;
@@ -97,24 +105,40 @@ export async function openPgStore(url: string, migrations: readonly Migration[] 
     throw error;
   }
   const profile = pgProfileFromEnv(`pool of ${options.connections ?? 10}`);
-  const queryOn = (on: pg.Pool) => <R extends pg.QueryResultRow>(sql: string, values?: unknown[]) => {
+  const queryOn = (on: pg.Pool) => <R extends pg.QueryResultRow>(sql: string, values?: unknown[], label = statementLabel(sql)) => {
     const config = values === undefined ? sql : { name: statementName(sql), text: sql, values };
-    return profile ? profiledQuery<R>(on, profile, sql, config) : on.query<R>(config);
+    return profile ? profiledQuery<R>(on, profile, label, config) : on.query<R>(config);
   };
+  const query = queryOn(pool);
+  const carried = createCarriedWrites<Statement>({
+    send: (statements) => sendBatch(recordPool, statements, profile && { profile, label: 'record writes alone' }),
+    rolledBack: (error) => error instanceof pg.DatabaseError,
+    waitMs: CARRY_WAIT_MS,
+  });
   return {
     pool,
-    query: queryOn(pool),
+    query,
     intakeQuery: queryOn(intakePool),
-    recordQuery: queryOn(recordPool),
+    recordWrite: (sql, values = []) => (batchable({ sql, values }) ? carried.add({ sql, values }) : unwritable(sql)),
+    carryingQuery: <R extends pg.QueryResultRow>(sql: string, values?: unknown[]) => {
+      const statement = { sql, values: values ?? [] };
+      return carried.carry(batchable(statement) ? statement : undefined,
+        (statements) => sendBatch<R>(pool, statements, profile && { profile, label: `${statementLabel(sql)} + record writes` }), () => query<R>(sql, values));
+    },
     transaction,
     close: async () => {
+      await carried.flush();
       await Promise.all(pools.map((each) => each.end()));
     },
   };
 }
 
+function unwritable(sql: string): never {
+  throw new TypeError(`a record write takes text, numbers, booleans and null only: ${statementLabel(sql)}`);
+}
+
 /** pool.query's steps one by one, timed: the wait for a connection, then the round trip. */
-async function profiledQuery<R extends pg.QueryResultRow>(pool: pg.Pool, profile: PgProfile, sql: string, config: string | pg.QueryConfig): Promise<pg.QueryResult<R>> {
+async function profiledQuery<R extends pg.QueryResultRow>(pool: pg.Pool, profile: PgProfile, label: string, config: string | pg.QueryConfig): Promise<pg.QueryResult<R>> {
   const asked = performance.now();
   const client = await pool.connect();
   const connected = performance.now();
@@ -122,7 +146,7 @@ async function profiledQuery<R extends pg.QueryResultRow>(pool: pg.Pool, profile
     return await client.query<R>(config as pg.QueryConfig);
   } finally {
     client.release();
-    profile.record(statementLabel(sql), connected - asked, performance.now() - connected);
+    profile.record(label, connected - asked, performance.now() - connected);
   }
 }
 

@@ -56,7 +56,7 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
     // SKIP LOCKED: nodes claiming at once each take different rows, none waits for another. A claim
     // that cannot reach the store waits quietly for the next try (the run queue's retry).
     async claimQueued(now, limit) {
-      const { rows } = await store.query<DeliveryRecord>(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = $1, node_id = $2
+      const { rows } = await store.carryingQuery<DeliveryRecord>(`UPDATE webhook_deliveries SET state = 'running', started_at_ms = $1, node_id = $2
         WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'queued' ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING ${columns}`, [now, nodeId, limit])
         .catch((error: unknown) => { throw asStoreFault(error); });
       return rows.sort((a, b) => a.seq - b.seq); // RETURNING gives rows in no set order
@@ -66,14 +66,14 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
     // itself) or handed to the node that took over, and must not overwrite that work (docs/cluster.md,
     // "Cost of a false death").
     async recordRun(held, run) {
-      await store.query(`UPDATE webhook_deliveries SET run_id = $1, run_status = $2, output = $3, error = $4 WHERE id = $5 AND ${HELD_BY('$6', '$7')}`,
+      await store.carryingQuery(`UPDATE webhook_deliveries SET run_id = $1, run_status = $2, output = $3, error = $4 WHERE id = $5 AND ${HELD_BY('$6', '$7')}`,
         [run.runId, run.status, run.output, run.error ?? null, held.seq, nodeId, held.startedAtMs]);
     },
     async finish(held, state, detail, now, run) {
       const { rowCount } = run
-        ? await store.query(`UPDATE webhook_deliveries SET state = $1, delivery_detail = $2, finished_at_ms = $3, run_id = $4, run_status = $5, output = $6, error = $7
+        ? await store.carryingQuery(`UPDATE webhook_deliveries SET state = $1, delivery_detail = $2, finished_at_ms = $3, run_id = $4, run_status = $5, output = $6, error = $7
           WHERE id = $8 AND ${HELD_BY('$9', '$10')}`, [state, detail, now, run.runId, run.status, run.output, run.error ?? null, held.seq, nodeId, held.startedAtMs])
-        : await store.query(`UPDATE webhook_deliveries SET state = $1, delivery_detail = $2, finished_at_ms = $3 WHERE id = $4 AND ${HELD_BY('$5', '$6')}`,
+        : await store.carryingQuery(`UPDATE webhook_deliveries SET state = $1, delivery_detail = $2, finished_at_ms = $3 WHERE id = $4 AND ${HELD_BY('$5', '$6')}`,
           [state, detail, now, held.seq, nodeId, held.startedAtMs]);
       return rowCount === 1;
     },
@@ -81,7 +81,7 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
     redelivered: async (seq, detail) =>
       ((await store.query(`UPDATE webhook_deliveries SET state = 'delivered', delivery_detail = $1 WHERE id = $2 AND state = 'delivery_failed'`, [detail, seq])).rowCount ?? 0) > 0,
     async requeue(held) {
-      await store.query(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE id = $1 AND ${HELD_BY('$2', '$3')}`, [held.seq, nodeId, held.startedAtMs]);
+      await store.carryingQuery(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL WHERE id = $1 AND ${HELD_BY('$2', '$3')}`, [held.seq, nodeId, held.startedAtMs]);
     },
     // The running rows this node held when it stopped; another node's are its own to recover
     // (rows of a node that never comes back: docs/cluster.md).

@@ -1,0 +1,74 @@
+import pg from 'pg';
+import type { PgProfile } from './profile.js';
+import { literalsOf, withLiterals } from './sql-literal.js';
+
+export interface Statement {
+  sql: string;
+  values: readonly unknown[];
+}
+
+/** True when the statement can go in a batch: each of its values can be written as a literal. */
+export const batchable = (statement: Statement): boolean => literalsOf(statement.values) !== undefined;
+
+/** The most texts given a name of their own (our record writes and carrying statements are a handful). */
+const MAX_NAMED_TEXTS = 100;
+const names = new Map<string, string>();
+/** Texts PostgreSQL would not prepare alone (a parameter whose type the text does not fix): sent with their values written in. */
+const unpreparable = new Set<string>();
+/** Per connection, the names prepared on it. */
+const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
+
+/**
+ * Sends `statements` in one simple query on one connection: one round trip and one transaction
+ * (the implicit one of a query of several statements), with a result per statement. Each runs as
+ * `EXECUTE name(literals)` of a statement prepared on that connection (once per connection and
+ * text, a round trip the first time), so PostgreSQL neither parses nor plans it again, as for
+ * the statements pg prepares itself; a text without a name goes with its values written in.
+ */
+export async function sendBatch<R extends pg.QueryResultRow>(pool: pg.Pool, statements: readonly Statement[], profile?: { profile: PgProfile; label: string }): Promise<Array<pg.QueryResult<R>>> {
+  const asked = performance.now();
+  const client = await pool.connect();
+  const connected = performance.now();
+  try {
+    const parts: string[] = [];
+    for (const statement of statements) parts.push(`${await executable(client, statement)};`);
+    const answered = (await client.query<R>(parts.join('\n'))) as pg.QueryResult<R> | Array<pg.QueryResult<R>>;
+    client.release();
+    return Array.isArray(answered) ? answered : [answered];
+  } catch (error) {
+    client.release(error as Error); // as pg's pool.query does: a connection that failed a query is not reused
+    throw error;
+  } finally {
+    profile?.profile.record(profile.label, connected - asked, performance.now() - connected);
+  }
+}
+
+async function executable(client: pg.PoolClient, { sql, values }: Statement): Promise<string> {
+  const literals = literalsOf(values);
+  if (!literals) throw new TypeError('a batched statement takes text, numbers, booleans and null only');
+  const name = await preparedName(client, sql);
+  if (name === undefined) return withLiterals(sql, values)!;
+  return literals.length === 0 ? `EXECUTE ${name}` : `EXECUTE ${name}(${literals.join(', ')})`;
+}
+
+async function preparedName(client: pg.PoolClient, sql: string): Promise<string | undefined> {
+  if (unpreparable.has(sql)) return undefined;
+  let name = names.get(sql);
+  if (name === undefined) {
+    if (names.size >= MAX_NAMED_TEXTS) return undefined;
+    name = `switchboard_batched_${names.size + 1}`;
+    names.set(sql, name);
+  }
+  let prepared = preparedOn.get(client);
+  if (!prepared) preparedOn.set(client, (prepared = new Set()));
+  if (prepared.has(name)) return name;
+  try {
+    await client.query(`PREPARE ${name} AS ${sql}`);
+  } catch (error) {
+    if (!(error instanceof pg.DatabaseError)) throw error;
+    unpreparable.add(sql);
+    return undefined;
+  }
+  prepared.add(name);
+  return name;
+}
