@@ -4,7 +4,7 @@ import type { Store } from './database.js';
 import { createJobStore, type JobStore } from './jobs.js';
 import { createOutputDeliveryStore, type OutputDeliveryStore } from './output-deliveries.js';
 import { createRunStore, type RunStore } from './runs.js';
-import { createDeliveryStore, type DeliveryStore } from './webhook-deliveries.js';
+import { createDeliveryStore, type DeliveryRecord, type DeliveryStore, type NewDelivery } from './webhook-deliveries.js';
 import { createSubscriptionStore, type SubscriptionStore } from './webhook-subscriptions.js';
 
 /**
@@ -19,7 +19,16 @@ export type AsyncDomain<T, Without extends keyof T = never> = {
 
 /** Accepted webhook deliveries (the run queue and the idempotency record); `accept` settles once durable. */
 /** The intake's synchronous helpers (SyncIntake) are SQLite's only. */
-export type DeliveryBackend = AsyncDomain<DeliveryStore, 'committed' | 'acceptCommitted' | 'seenSince' | 'isRecorded' | 'keysBefore' | 'fault' | 'classifyFault'>;
+export type DeliveryBackend = AsyncDomain<DeliveryStore, 'committed' | 'acceptCommitted' | 'seenSince' | 'isRecorded' | 'keysBefore' | 'fault' | 'classifyFault'> & {
+  /**
+   * PostgreSQL: an accept that also claims the delivery for this node, held since `startedAtMs`,
+   * in the same statement (the run queue's `reserve`: a free slot and nothing queued), unless the
+   * store holds queued deliveries (then it is queued behind them, without `record`). Settles once
+   * durable, with the row as a claim would have returned it. SQLite has none: its claim is a write
+   * in the same process, grouped with others into one commit.
+   */
+  acceptClaimed?(row: NewDelivery, dedupWindowMs: number | undefined, startedAtMs: number): Promise<{ kind: 'accepted'; seq: number; record?: DeliveryRecord } | { kind: 'duplicate' }>;
+};
 export type SubscriptionBackend = AsyncDomain<SubscriptionStore>;
 export type AuditBackend = AsyncDomain<AuditLog>;
 export type ApprovalBackend = AsyncDomain<ApprovalStore>;

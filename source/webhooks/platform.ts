@@ -97,7 +97,20 @@ export function createWebhookPlatform(deps: WebhookPlatformDeps) {
     receivedAtMs: now(),
   });
   const acceptLater = async (input: IntakeInput): Promise<AcceptKind> => {
-    const outcome = await deliveries.accept(rowOf(input), input.dedup ? settings.idempotencyTtlMs : undefined);
+    const row = rowOf(input);
+    const dedupWindowMs = input.dedup ? settings.idempotencyTtlMs : undefined;
+    // A free slot and nothing queued: the accept claims it for this node in the same statement.
+    const slot = deliveries.acceptClaimed ? queue.reserve() : undefined;
+    if (slot) {
+      const outcome = await deliveries.acceptClaimed!(row, dedupWindowMs, slot.startedAtMs).catch((error: unknown) => {
+        queue.settleReserved(undefined);
+        throw error;
+      });
+      queue.settleReserved(outcome.kind === 'accepted' ? outcome.record : undefined);
+      if (outcome.kind === 'accepted' && !outcome.record) queue.notify(); // queued behind others: the claim takes the oldest
+      return outcome.kind;
+    }
+    const outcome = await deliveries.accept(row, dedupWindowMs);
     if (outcome.kind === 'accepted') queue.notify();
     return outcome.kind;
   };

@@ -65,6 +65,8 @@ export function createRunQueue(deps: RunQueueDeps) {
    */
   let offered = 0;
   let drained = -1;
+  /** Slots held for arrivals being accepted and claimed in one statement (`reserve`). */
+  let reserved = 0;
 
   const retryIn = (ms: number): void => {
     heldBack ??= setTimeout(() => {
@@ -82,7 +84,7 @@ export function createRunQueue(deps: RunQueueDeps) {
    */
   const pump = (): void => {
     if (stopping || claiming) return;
-    const free = deps.maxConcurrentRuns - active.size;
+    const free = deps.maxConcurrentRuns - active.size - reserved;
     if (free <= 0) return;
     if (drained === offered) return;
     if (!gate.mayStartRun()) return retryIn(gate.retryInMs);
@@ -126,13 +128,16 @@ export function createRunQueue(deps: RunQueueDeps) {
 
   const launch = (row: DeliveryRecord): void => {
     const controller = new AbortController();
-    track(row.seq, controller, execute(row, controller.signal)
-      .catch(async (error: unknown) => {
-        deps.logger.error({ err: error, route: row.route, deliveryId: row.deliveryId }, `Webhook run crashed: ${row.route} ${row.deliveryId}`);
-        await finish(row, { runId: null, runStatus: null }, 'failed', { ok: false, reason: `internal error: ${(error as Error).message}` })
-          .catch((failure: unknown) => deps.logger.error({ err: failure }, `Recording the failure of ${row.deliveryId} failed`));
-      }), schedulePump);
+    track(row.seq, controller, runClaimed(row, controller), schedulePump);
   };
+
+  /** Runs a claimed delivery; a crash of the run is recorded as its failure. */
+  const runClaimed = (row: DeliveryRecord, controller: AbortController): Promise<void> => execute(row, controller.signal)
+    .catch(async (error: unknown) => {
+      deps.logger.error({ err: error, route: row.route, deliveryId: row.deliveryId }, `Webhook run crashed: ${row.route} ${row.deliveryId}`);
+      await finish(row, { runId: null, runStatus: null }, 'failed', { ok: false, reason: `internal error: ${(error as Error).message}` })
+        .catch((failure: unknown) => deps.logger.error({ err: failure }, `Recording the failure of ${row.deliveryId} failed`));
+    });
 
   /**
    * Holds a slot for `seq` while `work` runs, then frees it: only its own entry, since in cluster
@@ -246,6 +251,35 @@ export function createRunQueue(deps: RunQueueDeps) {
     notify(): void {
       gate.arrival();
       wake();
+    },
+    /**
+     * A slot for an arrival to take in its own accept (PostgreSQL's `acceptClaimed`): the claim's
+     * statement and commit saved. Only while a slot is free, no claim is out, nothing is known to be
+     * queued (a claim found fewer rows than it asked for and nothing arrived since: the queue's
+     * order holds) and runs are not held back by a flood. Undefined otherwise: accept as usual.
+     */
+    reserve(): { startedAtMs: number } | undefined {
+      if (stopping || claiming || drained !== offered || deps.maxConcurrentRuns - active.size - reserved <= 0) return undefined;
+      if (gate.flooded() || !gate.mayStartRun()) return undefined;
+      reserved += 1;
+      return { startedAtMs: deps.now() };
+    },
+    /**
+     * What became of a reserved slot: `record`, accepted and claimed for this node, runs on a later
+     * tick (after the 202 has gone out); without one (a duplicate, a refused accept) the slot is free again.
+     */
+    settleReserved(record: DeliveryRecord | undefined): void {
+      reserved -= 1;
+      if (!record) return schedulePump();
+      gate.arrival();
+      if (stopping) {
+        void deps.deliveries.requeue(record).catch(() => {}); // accepted as the gateway stops: the next start runs it
+        return;
+      }
+      gate.started();
+      // Held as a run from now on (stop waits for it), started after the 202 has gone out.
+      const controller = new AbortController();
+      track(record.seq, controller, new Promise<void>((resolve) => setImmediate(resolve)).then(() => runClaimed(record, controller)), schedulePump);
     },
     /**
      * Work is queued that did not just arrive (a burst's deliveries moved from the intake journal):

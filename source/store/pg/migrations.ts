@@ -1,4 +1,5 @@
 import type { Migration } from '../migrations.js';
+import { acceptClaimMigration } from './migrations-accept-claim.js';
 import { batchedIntakeMigration } from './migrations-batched.js';
 
 /**
@@ -334,4 +335,5 @@ export const pgMigrations: readonly Migration[] = [
     sql: 'ALTER TABLE approvals ADD COLUMN node_id TEXT;',
   },
   batchedIntakeMigration,
+  acceptClaimMigration,
 ];

@@ -20,18 +20,38 @@ export const HELD_BY = (node: string, startedAt: string) => `node_id = ${node} A
 const ACCEPTS_IN_FLIGHT = 2;
 const MAX_ACCEPT_BATCH = 64;
 
-/** The answers of `webhook_accept_many` (migration 11): each row's id, or null for a duplicate. */
-function acceptMany(store: PgStore, rows: Array<{ row: NewDelivery; dedupWindowMs: number | undefined }>): Promise<Array<number | null>> {
-  const fields = rows.map((entry) => values(entry.row));
-  return store.intakeQuery<{ seqs: Array<number | string | null> }>('SELECT webhook_accept_many($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS seqs',
-    [...Array.from({ length: 11 }, (_, index) => fields.map((field) => field[index])), rows.map((entry) => entry.dedupWindowMs ?? null)])
-    .then(({ rows: [answer] }) => answer!.seqs.map((seq) => (seq === null ? null : Number(seq)))); // BIGINT[] comes back as text
+interface AcceptEntry {
+  row: NewDelivery;
+  dedupWindowMs: number | undefined;
+  /** Claimed for this node in the accept, at this time (run-queue.ts `reserve`); undefined: queued. */
+  claimAtMs: number | undefined;
+}
+
+/** An accept's answer: the row's id (null: a duplicate), and whether it went in claimed for this node. */
+interface AcceptAnswer { seq: number | null; claimed: boolean }
+
+/** The answers of `webhook_accept_claim_many` (migration 12), one per entry in order. */
+function acceptMany(store: PgStore, nodeId: string, entries: AcceptEntry[]): Promise<AcceptAnswer[]> {
+  const fields = entries.map((entry) => values(entry.row));
+  return store.intakeQuery<AcceptAnswer>('SELECT seq, claimed FROM webhook_accept_claim_many($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) WITH ORDINALITY ORDER BY ordinality',
+    [...Array.from({ length: 11 }, (_, index) => fields.map((field) => field[index])), entries.map((entry) => entry.dedupWindowMs ?? null),
+      nodeId, entries.map((entry) => entry.claimAtMs ?? null)])
+    .then(({ rows }) => rows);
+}
+
+/** The row an accept that claimed leaves, as a claim would have read it back. */
+function claimedRecord(row: NewDelivery, seq: number, startedAtMs: number, nodeId: string): DeliveryRecord {
+  return {
+    seq, route: row.route, deliveryId: row.deliveryId, event: row.event, headers: row.headers, prompt: row.prompt, skills: row.skills, target: row.target,
+    targetExtra: row.targetExtra, state: 'running', replayOf: row.replayOf ?? null, runId: null, runStatus: null, output: null, error: null,
+    deliveryDetail: null, receivedAtMs: row.receivedAtMs, startedAtMs, finishedAtMs: null, node: nodeId,
+  };
 }
 
 /** Accepted webhook deliveries on PostgreSQL: the same operations and answers as the SQLite domain. */
 export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryBackend {
-  const acceptOne = createBatcher((rows: Array<{ row: NewDelivery; dedupWindowMs: number | undefined }>) => acceptMany(store, rows),
-    { maxInFlight: ACCEPTS_IN_FLIGHT, maxBatch: MAX_ACCEPT_BATCH });
+  const acceptOne = createBatcher((entries: AcceptEntry[]) => acceptMany(store, nodeId, entries), { maxInFlight: ACCEPTS_IN_FLIGHT, maxBatch: MAX_ACCEPT_BATCH });
+  const batchedAccept = (entry: AcceptEntry) => acceptOne(entry).catch((error: unknown) => { throw asStoreFault(error); });
   const one = async (sql: string, params: unknown[]) => (await store.query<DeliveryRecord & Record<string, unknown>>(sql, params)).rows[0];
   const insert = async (row: NewDelivery, query: (sql: string, params: unknown[]) => Promise<{ rows: Array<{ id: number }> }> = (sql, params) => store.query(sql, params)) =>
     (await query(insertSql, values(row))).rows[0]!.id;
@@ -40,8 +60,14 @@ export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryB
     // on (route, delivery id). Accepts that arrive together share one call and one commit (migration
     // 11); each settles once its batch is committed.
     async accept(row, dedupWindowMs) {
-      const seq = await acceptOne({ row, dedupWindowMs }).catch((error: unknown) => { throw asStoreFault(error); });
+      const { seq } = await batchedAccept({ row, dedupWindowMs, claimAtMs: undefined });
       return seq === null ? { kind: 'duplicate' } : { kind: 'accepted', seq };
+    },
+    // The accept that claims for this node in the same statement when nothing is queued (migration 12).
+    async acceptClaimed(row, dedupWindowMs, startedAtMs) {
+      const { seq, claimed } = await batchedAccept({ row, dedupWindowMs, claimAtMs: startedAtMs });
+      if (seq === null) return { kind: 'duplicate' };
+      return claimed ? { kind: 'accepted', seq, record: claimedRecord(row, seq, startedAtMs, nodeId) } : { kind: 'accepted', seq };
     },
     async enqueueReplay(original, now) {
       return store.transaction(async (client) => {
