@@ -6,7 +6,8 @@ function fakeDatabase(refuse: (text: string) => 'refused' | 'lost' | undefined =
   const sent: string[] = [];
   const answer = async (statements: string[]) => {
     const text = statements.map((statement) => `${statement};`).join('\n');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // The first batch is the slowest: a later one sent beside it would be answered first.
+    await new Promise((resolve) => setTimeout(resolve, sent.length === 0 && !text.includes('alone') ? 30 : 5));
     sent.push(text);
     const failure = refuse(text);
     if (failure) throw Object.assign(new Error(failure), { refused: failure === 'refused' });

@@ -77,6 +77,19 @@ describe('an arrival claimed in its accept (PostgreSQL)', () => {
   });
 });
 
+describe('an accept that claimed, whose answer was lost', () => {
+  it('has its row queued again if it went in (the sender\'s retry is a duplicate; nothing else would run it before a restart)', async () => {
+    const store = await openPgStore(await postgres().freshDatabase());
+    stores.push(store);
+    // The accept commits, then its connection drops before the answer arrives.
+    const lossy: PgStore = { ...store, intakeQuery: async (sql, values) => { await store.intakeQuery(sql, values); throw new Error('Connection terminated unexpectedly'); } };
+    const deliveries = pgBackends(lossy, Date.now, 'node-a').deliveries;
+    await expect(deliveries.acceptClaimed!(row('d-1'), 60_000, Date.now())).rejects.toThrow();
+    await vi.waitFor(async () => expect((await store.query('SELECT state, started_at_ms AS "startedAtMs" FROM webhook_deliveries')).rows).toEqual([{ state: 'queued', startedAtMs: null }]));
+    expect(await pgBackends(store, Date.now, 'node-a').deliveries.accept(row('d-1'), 60_000)).toEqual({ kind: 'duplicate' });
+  });
+});
+
 describe('the accept of the version before (migration 11), during an upgrade', () => {
   it('still accepts and deduplicates, queued, through the new function', async () => {
     const store = await openPgStore(await postgres().freshDatabase());

@@ -37,7 +37,7 @@ export const acceptClaimMigration: Migration = {
           CONTINUE;
         END IF;
         claim_at := p_started_at_ms[i];
-        IF claim_at IS NOT NULL AND EXISTS (SELECT 1 FROM webhook_deliveries WHERE state = 'queued') THEN
+        IF claim_at IS NOT NULL AND (p_node IS NULL OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE state = 'queued')) THEN
           claim_at := NULL;
         END IF;
         INSERT INTO webhook_deliveries (route, delivery_id, event, headers, body, prompt, skills, target, target_extra, state, replay_of, received_at_ms,

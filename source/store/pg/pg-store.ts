@@ -112,7 +112,7 @@ export async function openPgStore(url: string, migrations: readonly Migration[] 
   const query = queryOn(pool);
   const carried = createCarriedWrites<Statement>({
     send: (statements) => sendBatch(recordPool, statements, profile && { profile, label: 'record writes alone' }),
-    rolledBack: (error) => error instanceof pg.DatabaseError,
+    rolledBack: refusedByServer,
     waitMs: CARRY_WAIT_MS,
   });
   return {
@@ -167,6 +167,12 @@ function statementName(sql: string): string | undefined {
   }
   return name;
 }
+
+/**
+ * PostgreSQL answered ERROR: the statement's transaction was rolled back. Anything else (a lost
+ * connection, FATAL or PANIC, which end it) may have come after a commit: nobody knows.
+ */
+export const refusedByServer = (error: unknown): boolean => error instanceof pg.DatabaseError && error.severity === 'ERROR';
 
 /** Connection failures (the server down, restarting, or out of connections): not a fault of the data. */
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300']);

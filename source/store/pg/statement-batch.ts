@@ -17,6 +17,17 @@ const names = new Map<string, string>();
 const unpreparable = new Set<string>();
 /** Per connection, the names prepared on it. */
 const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
+/**
+ * Off once a statement named by PREPARE was missing, or there already, on the connection that ran
+ * it: a pooler in transaction mode (PgBouncer) between this node and PostgreSQL hands each
+ * transaction a server connection of its own, and keeps protocol-level prepared statements only.
+ * Every batch then goes with its values written in (parsed and planned each time).
+ */
+let namedStatements = true;
+/** could not determine the data type of a parameter (the text alone does not fix it) */
+const INDETERMINATE_TYPE = '42P18';
+/** a prepared statement that does not exist, or already does */
+const NAMES_NOT_KEPT = new Set(['26000', '42P05']);
 
 /**
  * Sends `statements` in one simple query on one connection: one round trip and one transaction
@@ -36,6 +47,7 @@ export async function sendBatch<R extends pg.QueryResultRow>(pool: pg.Pool, stat
     client.release();
     return Array.isArray(answered) ? answered : [answered];
   } catch (error) {
+    if (NAMES_NOT_KEPT.has((error as { code?: string }).code ?? '')) namedStatements = false;
     client.release(error as Error); // as pg's pool.query does: a connection that failed a query is not reused
     throw error;
   } finally {
@@ -52,7 +64,7 @@ async function executable(client: pg.PoolClient, { sql, values }: Statement): Pr
 }
 
 async function preparedName(client: pg.PoolClient, sql: string): Promise<string | undefined> {
-  if (unpreparable.has(sql)) return undefined;
+  if (!namedStatements || unpreparable.has(sql)) return undefined;
   let name = names.get(sql);
   if (name === undefined) {
     if (names.size >= MAX_NAMED_TEXTS) return undefined;
@@ -65,7 +77,7 @@ async function preparedName(client: pg.PoolClient, sql: string): Promise<string 
   try {
     await client.query(`PREPARE ${name} AS ${sql}`);
   } catch (error) {
-    if (!(error instanceof pg.DatabaseError)) throw error;
+    if ((error as { code?: string }).code !== INDETERMINATE_TYPE) throw error; // the batch fails; its writes are retried one by one
     unpreparable.add(sql);
     return undefined;
   }

@@ -1,7 +1,7 @@
 import type { DeliveryBackend } from '../async-domains.js';
 import { FINISHED_RUN_OF_DELIVERY, type DeliveryRecord, type DeliveryState, type NewDelivery } from '../webhook-deliveries.js';
 import { createBatcher } from './batch.js';
-import { asStoreFault, lockKey, type PgStore } from './pg-store.js';
+import { asStoreFault, lockKey, refusedByServer, type PgStore } from './pg-store.js';
 
 const columns = `id AS seq, route, delivery_id AS "deliveryId", event, headers, prompt, skills, target, target_extra AS "targetExtra", state,
   replay_of AS "replayOf", run_id AS "runId", run_status AS "runStatus", output, error, delivery_detail AS "deliveryDetail",
@@ -18,6 +18,8 @@ export const HELD_BY = (node: string, startedAt: string) => `node_id = ${node} A
 
 /** Accepts on their way at once (each batch one round trip and one commit), and the most rows per batch. */
 const ACCEPTS_IN_FLIGHT = 2;
+/** How often the requeue of an accept-claim whose answer was lost is tried again. */
+const LOST_CLAIM_RETRY_MS = 5_000;
 const MAX_ACCEPT_BATCH = 64;
 
 interface AcceptEntry {
@@ -51,7 +53,22 @@ function claimedRecord(row: NewDelivery, seq: number, startedAtMs: number, nodeI
 /** Accepted webhook deliveries on PostgreSQL: the same operations and answers as the SQLite domain. */
 export function createPgDeliveryStore(store: PgStore, nodeId: string): DeliveryBackend {
   const acceptOne = createBatcher((entries: AcceptEntry[]) => acceptMany(store, nodeId, entries), { maxInFlight: ACCEPTS_IN_FLIGHT, maxBatch: MAX_ACCEPT_BATCH });
-  const batchedAccept = (entry: AcceptEntry) => acceptOne(entry).catch((error: unknown) => { throw asStoreFault(error); });
+  /**
+   * An accept that claimed, whose answer was lost (not refused): it may have committed, leaving its
+   * row running for this node, which the sender's retry finds a duplicate and nothing would run
+   * before a restart or a takeover. If it is there, it is queued again (the queue's 5 s sweep takes
+   * it); tried until it is answered or the store closes.
+   */
+  const requeueLostClaim = ({ row, claimAtMs }: AcceptEntry) => {
+    const attempt = () => store.query(`UPDATE webhook_deliveries SET state = 'queued', started_at_ms = NULL
+      WHERE route = $1 AND delivery_id = $2 AND run_status IS NULL AND ${HELD_BY('$3', '$4')}`, [row.route, row.deliveryId, nodeId, claimAtMs])
+      .catch(() => { if (!store.pool.ending) setTimeout(attempt, LOST_CLAIM_RETRY_MS).unref(); });
+    void attempt();
+  };
+  const batchedAccept = (entry: AcceptEntry) => acceptOne(entry).catch((error: unknown) => {
+    if (entry.claimAtMs !== undefined && !refusedByServer(error)) requeueLostClaim(entry);
+    throw asStoreFault(error);
+  });
   const one = async (sql: string, params: unknown[]) => (await store.query<DeliveryRecord & Record<string, unknown>>(sql, params)).rows[0];
   const insert = async (row: NewDelivery, query: (sql: string, params: unknown[]) => Promise<{ rows: Array<{ id: number }> }> = (sql, params) => store.query(sql, params)) =>
     (await query(insertSql, values(row))).rows[0]!.id;
