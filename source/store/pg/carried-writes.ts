@@ -7,10 +7,7 @@
  * per webhook than the work (docs/perf/cluster-bench.md, "Record writes carried").
  *
  * The rules:
- * - writes commit in the order they were asked for: one batch is on its way at a time, and each
- *   takes the writes waiting when it goes;
- * - carrying statements made while a batch is on its way go together in the next one (one commit
- *   for several claims and final states, not one after another);
+ * - writes commit in the order they were asked for: one batch is on its way at a time;
  * - a write commits no later than the next carrying statement made after it (it goes with it, or
  *   with a batch before it), so a webhook's final state never lands without its run's rows;
  * - a write that no statement carries within `waitMs` goes alone (a long run's start row shows in
@@ -24,10 +21,9 @@ export interface CarriedWrites<S> {
   add(statement: S): Promise<void>;
   /**
    * `statement` with every write waiting, in one round trip and one transaction (`together` sends
-   * them, the carrying statements last, and answers each one's result), after the batches sent
-   * before it; beside the other carrying statements made before that batch goes. With nothing
-   * waiting, or a statement that cannot go with others (undefined), `alone` makes it on its own,
-   * still after what was asked for before it.
+   * them, the carrying statement last, and answers each one's result), after the batches sent
+   * before it. With nothing waiting, or a statement that cannot go with others (undefined), `alone`
+   * makes it on its own, still after what was asked for before it.
    */
   carry<R>(statement: S | undefined, together: (statements: S[]) => Promise<R[]>, alone: () => Promise<R>): Promise<R>;
   /** Sends what waits now and settles when every batch is committed (the store's close). */
@@ -48,21 +44,11 @@ interface Waiting<S> {
   reject(error: unknown): void;
 }
 
-/** A carrying statement of the next batch, with what makes it alone and how to answer it. */
-interface Carrier<S> {
-  statement: S;
-  alone: () => Promise<unknown>;
-  resolve(result: unknown): void;
-  reject(error: unknown): void;
-}
-
 export function createCarriedWrites<S>(deps: CarriedWritesDeps<S>): CarriedWrites<S> {
   let waiting: Array<Waiting<S>> = [];
   let timer: NodeJS.Timeout | undefined;
   /** The commit of the batch sent last: the next one goes after it. */
   let last: Promise<unknown> = Promise.resolve();
-  /** The carrying statements of the batch that goes next (it waits for the one on its way). */
-  let next: { carriers: Array<Carrier<S>>; together: (statements: S[]) => Promise<unknown[]> } | undefined;
 
   const take = (): Array<Waiting<S>> => {
     const batch = waiting;
@@ -83,10 +69,7 @@ export function createCarriedWrites<S>(deps: CarriedWritesDeps<S>): CarriedWrite
     for (const write of batch) await deps.send([write.statement]).then(() => write.resolve(), write.reject);
   };
 
-  /** The writes waiting now, alone (one transaction). */
-  const sendAlone = async () => {
-    const batch = take();
-    if (batch.length === 0) return;
+  const sendAlone = async (batch: Array<Waiting<S>>) => {
     try {
       await deps.send(batch.map((write) => write.statement));
       for (const write of batch) write.resolve();
@@ -96,47 +79,40 @@ export function createCarriedWrites<S>(deps: CarriedWritesDeps<S>): CarriedWrite
     }
   };
 
-  /** The writes waiting now with the carrying statements gathered for this batch. */
-  const sendCarried = async ({ carriers, together }: NonNullable<typeof next>) => {
+  const flushAlone = () => {
     const batch = take();
-    try {
-      const results = await together([...batch.map((write) => write.statement), ...carriers.map((carrier) => carrier.statement)]);
-      for (const write of batch) write.resolve();
-      carriers.forEach((carrier, index) => carrier.resolve(results[batch.length + index]));
-    } catch (error) {
-      if (!deps.rolledBack(error)) {
-        for (const write of [...batch, ...carriers]) write.reject(error);
-        return;
-      }
-      await oneByOne(batch);
-      for (const carrier of carriers) await carrier.alone().then(carrier.resolve, carrier.reject);
-    }
+    return batch.length === 0 ? last : inOrder(() => sendAlone(batch));
   };
 
   return {
     add(statement) {
       return new Promise<void>((resolve, reject) => {
         waiting.push({ statement, resolve, reject });
-        timer ??= setTimeout(() => void inOrder(sendAlone), deps.waitMs);
+        timer ??= setTimeout(() => void flushAlone(), deps.waitMs);
       });
     },
-    carry<R>(statement: S | undefined, together: (statements: S[]) => Promise<R[]>, alone: () => Promise<R>): Promise<R> {
+    carry(statement, together, alone) {
       // Nothing to carry: after the batch on its way (it may hold this statement's own run's rows), not before the next.
-      if (waiting.length === 0 && !next) return last.then(alone);
-      if (statement === undefined) return inOrder(async () => { await sendAlone(); return alone(); });
-      return new Promise<R>((resolve, reject) => {
-        const carrier: Carrier<S> = { statement, alone, resolve: resolve as (result: unknown) => void, reject };
-        if (next) return void next.carriers.push(carrier);
-        const gathered = { carriers: [carrier], together };
-        next = gathered;
-        void inOrder(() => {
-          next = undefined; // carrying statements made from now on go in the batch after this one
-          return sendCarried(gathered);
-        });
+      if (waiting.length === 0) return last.then(alone);
+      const batch = take();
+      if (statement === undefined) return inOrder(async () => { await sendAlone(batch); return alone(); });
+      return inOrder(async () => {
+        try {
+          const results = await together([...batch.map((write) => write.statement), statement]);
+          for (const write of batch) write.resolve();
+          return results.at(-1)!;
+        } catch (error) {
+          if (!deps.rolledBack(error)) {
+            for (const write of batch) write.reject(error);
+            throw error;
+          }
+          await oneByOne(batch);
+          return alone();
+        }
       });
     },
     async flush() {
-      await inOrder(sendAlone);
+      await flushAlone();
     },
   };
 }
