@@ -5,7 +5,7 @@ import { OperatorError } from '../operations/errors.js';
 import type { McpServerConfig } from '../config/types.js';
 import { sayApplied } from './config-command.js';
 import { homeOf } from './context.js';
-import { skippedLine } from '../mcp/skipped-line.js';
+import { skippedLine } from '../operations/mcp-skipped-line.js';
 import { positiveNumber } from './number-options.js';
 import { print, say, UsageError } from './output.js';
 import { withOperations } from './session.js';

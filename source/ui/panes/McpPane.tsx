@@ -1,7 +1,7 @@
 import { Text } from 'ink';
 import type { McpServerStatus } from '../../mcp/connection.js';
 import type { McpServerView } from '../../mcp/manager.js';
-import { skippedLine } from '../../mcp/skipped-line.js';
+import { skippedLine } from '../../operations/mcp-skipped-line.js';
 import type { Operations } from '../../operations/index.js';
 import type { ConsoleState } from '../console-model.js';
 import { useFetched } from '../hooks/useFetched.js';
