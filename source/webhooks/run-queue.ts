@@ -82,9 +82,12 @@ export function createRunQueue(deps: RunQueueDeps) {
    * them, between two turns of the intake; a claim per slot and turn cost a commit per run (the
    * drain benchmark: a third slower).
    */
+  /** Run slots neither running nor held for an arrival being accepted. */
+  const freeSlots = (): number => deps.maxConcurrentRuns - active.size - reserved;
+
   const pump = (): void => {
     if (stopping || claiming) return;
-    const free = deps.maxConcurrentRuns - active.size - reserved;
+    const free = freeSlots();
     if (free <= 0) return;
     if (drained === offered) return;
     if (!gate.mayStartRun()) return retryIn(gate.retryInMs);
@@ -259,7 +262,7 @@ export function createRunQueue(deps: RunQueueDeps) {
      * order holds) and runs are not held back by a flood. Undefined otherwise: accept as usual.
      */
     reserve(): { startedAtMs: number } | undefined {
-      if (stopping || claiming || drained !== offered || deps.maxConcurrentRuns - active.size - reserved <= 0) return undefined;
+      if (stopping || claiming || drained !== offered || freeSlots() <= 0) return undefined;
       if (gate.flooded() || !gate.mayStartRun()) return undefined;
       reserved += 1;
       return { startedAtMs: deps.now() };

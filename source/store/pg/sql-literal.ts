@@ -26,6 +26,10 @@ export function withLiterals(sql: string, values: readonly unknown[] = []): stri
   });
 }
 
+/** Whether every value can be written as a literal, without writing any (a check before the work). */
+export const writableAsLiterals = (values: readonly unknown[]): boolean =>
+  values.every((value) => value === null || value === undefined || ['string', 'number', 'bigint', 'boolean'].includes(typeof value));
+
 function literalOf(value: unknown): string | undefined {
   if (value === null || value === undefined) return 'NULL';
   if (typeof value === 'string') return quoted(value);

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { PgProfile } from './profile.js';
-import { literalsOf, withLiterals } from './sql-literal.js';
+import { literalsOf, withLiterals, writableAsLiterals } from './sql-literal.js';
 
 export interface Statement {
   sql: string;
@@ -8,7 +8,7 @@ export interface Statement {
 }
 
 /** True when the statement can go in a batch: each of its values can be written as a literal. */
-export const batchable = (statement: Statement): boolean => literalsOf(statement.values) !== undefined;
+export const batchable = (statement: Statement): boolean => writableAsLiterals(statement.values);
 
 /** The most texts given a name of their own (our record writes and carrying statements are a handful). */
 const MAX_NAMED_TEXTS = 100;
@@ -56,10 +56,10 @@ export async function sendBatch<R extends pg.QueryResultRow>(pool: pg.Pool, stat
 }
 
 async function executable(client: pg.PoolClient, { sql, values }: Statement): Promise<string> {
-  const literals = literalsOf(values);
-  if (!literals) throw new TypeError('a batched statement takes text, numbers, booleans and null only');
   const name = await preparedName(client, sql);
   if (name === undefined) return withLiterals(sql, values)!;
+  const literals = literalsOf(values);
+  if (!literals) throw new TypeError('a batched statement takes text, numbers, booleans and null only');
   return literals.length === 0 ? `EXECUTE ${name}` : `EXECUTE ${name}(${literals.join(', ')})`;
 }
 
